@@ -1,0 +1,269 @@
+#include "config/config.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <fstream>
+#include <functional>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+#include <re2/re2.h>
+
+extern "C" const char* logsift_default_config_text();  // generated from logsift.jsonc
+
+namespace logsift {
+namespace {
+
+using json = nlohmann::json;
+
+// One descriptor per key: how to set it from JSON, how to print it.
+struct KeyDesc {
+  const char* name;
+  std::function<void(Config&, const json&)> set;
+  std::function<json(const Config&)> get;
+};
+
+template <typename T>
+T checked_number(const std::string& key, const json& v) {
+  if (!v.is_number_integer() && !v.is_number_unsigned())
+    throw ConfigError(key, "expected an integer, got " + v.dump());
+  if constexpr (std::is_same_v<T, uint64_t>) {
+    if (v.is_number_unsigned()) return v.get<uint64_t>();
+    if (v.get<int64_t>() < 0) throw ConfigError(key, "must not be negative");
+    return static_cast<uint64_t>(v.get<int64_t>());
+  } else {
+    if (v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<T>::max()))
+      throw ConfigError(key, "out of range: " + v.dump());
+    int64_t x = v.get<int64_t>();
+    if (x < std::numeric_limits<T>::min() || x > std::numeric_limits<T>::max())
+      throw ConfigError(key, "out of range: " + v.dump());
+    return static_cast<T>(x);
+  }
+}
+
+#define LS_INT(field)                                                                  \
+  KeyDesc{#field, [](Config& c, const json& v) { c.field = checked_number<decltype(c.field)>(#field, v); }, \
+          [](const Config& c) { return json(c.field); }}
+#define LS_STR(field)                                                                  \
+  KeyDesc{#field,                                                                      \
+          [](Config& c, const json& v) {                                               \
+            if (!v.is_string()) throw ConfigError(#field, "expected a string, got " + v.dump()); \
+            c.field = v.get<std::string>();                                            \
+          },                                                                           \
+          [](const Config& c) { return json(c.field); }}
+#define LS_BOOL(field)                                                                 \
+  KeyDesc{#field,                                                                      \
+          [](Config& c, const json& v) {                                               \
+            if (!v.is_boolean()) throw ConfigError(#field, "expected true or false, got " + v.dump()); \
+            c.field = v.get<bool>();                                                   \
+          },                                                                           \
+          [](const Config& c) { return json(c.field); }}
+
+void set_premask(Config& c, const json& v) {
+  if (!v.is_array()) throw ConfigError("premask", "expected an array of {name, regex}");
+  std::vector<PremaskPattern> out;
+  for (size_t i = 0; i < v.size(); ++i) {
+    const json& e = v[i];
+    std::string where = "premask[" + std::to_string(i) + "]";
+    if (!e.is_object()) throw ConfigError(where, "expected an object");
+    for (auto it = e.begin(); it != e.end(); ++it) {
+      if (it.key() != "name" && it.key() != "regex" && it.key() != "boundary" && it.key() != "require_digit")
+        throw ConfigError(where + "." + it.key(), "unknown field");
+    }
+    PremaskPattern p;
+    if (!e.contains("name") || !e["name"].is_string()) throw ConfigError(where + ".name", "expected a string");
+    if (!e.contains("regex") || !e["regex"].is_string()) throw ConfigError(where + ".regex", "expected a string");
+    p.name = e["name"].get<std::string>();
+    p.regex = e["regex"].get<std::string>();
+    if (e.contains("boundary")) {
+      if (!e["boundary"].is_boolean()) throw ConfigError(where + ".boundary", "expected true or false");
+      p.boundary = e["boundary"].get<bool>();
+    }
+    if (e.contains("require_digit")) {
+      if (!e["require_digit"].is_boolean()) throw ConfigError(where + ".require_digit", "expected true or false");
+      p.require_digit = e["require_digit"].get<bool>();
+    }
+    out.push_back(std::move(p));
+  }
+  c.premask = std::move(out);
+}
+
+json get_premask(const Config& c) {
+  json a = json::array();
+  for (const auto& p : c.premask)
+    a.push_back({{"name", p.name}, {"regex", p.regex}, {"boundary", p.boundary}, {"require_digit", p.require_digit}});
+  return a;
+}
+
+const std::vector<KeyDesc>& key_table() {
+  static const std::vector<KeyDesc> table = {
+      LS_STR(http_host), LS_INT(http_port), LS_STR(tcp_host), LS_INT(tcp_port), LS_INT(io_threads),
+      LS_STR(data_dir), LS_INT(max_connections), LS_INT(max_body_bytes), LS_INT(max_header_bytes),
+      LS_INT(max_line_bytes), LS_INT(max_lines_per_request), LS_INT(http_idle_timeout_ms),
+      LS_INT(tcp_idle_timeout_ms), LS_BOOL(tcp_replies), LS_INT(tcp_max_inflight_batches),
+      LS_INT(max_labels), LS_INT(shutdown_grace_ms), LS_INT(mailbox_capacity), LS_INT(batch_max_lines),
+      LS_INT(batch_max_delay_us), LS_INT(torch_threads), LS_INT(embedding_dim), LS_INT(lsh_bits),
+      LS_INT(lsh_seed), LS_INT(catalog_examples), LS_STR(log_level),
+      KeyDesc{"premask", set_premask, get_premask},
+  };
+  return table;
+}
+
+const KeyDesc* find_key(const std::string& name) {
+  for (const auto& k : key_table())
+    if (name == k.name) return &k;
+  return nullptr;
+}
+
+void require_range(const std::string& key, int64_t v, int64_t lo, int64_t hi) {
+  if (v < lo || v > hi)
+    throw ConfigError(key, "must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got " +
+                               std::to_string(v));
+}
+
+}  // namespace
+
+std::string normalize_config_key(std::string name) {
+  for (auto& ch : name) {
+    if (ch == '-') ch = '_';
+    ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  }
+  return name;
+}
+
+const char* Config::default_file_text() { return logsift_default_config_text(); }
+
+Config Config::defaults() {
+  static const Config cached = [] {
+    Config c;
+    c.apply_json(json::parse(logsift_default_config_text(), nullptr, /*allow_exceptions=*/true,
+                             /*ignore_comments=*/true));
+    c.validate();
+    return c;
+  }();
+  return cached;
+}
+
+void Config::apply_json(const json& obj) {
+  if (!obj.is_object()) throw ConfigError("<root>", "expected a JSON object");
+  for (auto it = obj.begin(); it != obj.end(); ++it) {
+    const KeyDesc* k = find_key(it.key());
+    if (!k) throw ConfigError(it.key(), "unknown key");
+    k->set(*this, it.value());
+  }
+}
+
+void Config::apply_string(const std::string& raw_key, const std::string& value) {
+  std::string key = normalize_config_key(raw_key);
+  const KeyDesc* k = find_key(key);
+  if (!k) throw ConfigError(key, "unknown key");
+  json current = k->get(*this);
+  json v;
+  if (current.is_string()) {
+    v = value;
+  } else if (current.is_boolean()) {
+    if (value == "true" || value == "1" || value == "yes" || value == "on") v = true;
+    else if (value == "false" || value == "0" || value == "no" || value == "off") v = false;
+    else throw ConfigError(key, "expected true or false, got '" + value + "'");
+  } else if (current.is_number()) {
+    // Strict integer syntax: no trailing junk, no floats.
+    static const RE2 int_re("[-+]?[0-9]+");
+    if (!RE2::FullMatch(value, int_re)) throw ConfigError(key, "expected an integer, got '" + value + "'");
+    try {
+      v = value[0] == '-' ? json(std::stoll(value)) : json(std::stoull(value));
+    } catch (const std::exception&) {
+      throw ConfigError(key, "out of range: '" + value + "'");
+    }
+  } else {  // arrays/objects: JSON text
+    try {
+      v = json::parse(value);
+    } catch (const std::exception& e) {
+      throw ConfigError(key, std::string("expected JSON: ") + e.what());
+    }
+  }
+  k->set(*this, v);
+}
+
+void Config::apply_env() {
+  for (const auto& k : key_table()) {
+    std::string env = "LOGSIFT_";
+    for (const char* p = k.name; *p; ++p) env += static_cast<char>(std::toupper(static_cast<unsigned char>(*p)));
+    if (const char* v = std::getenv(env.c_str())) apply_string(k.name, v);
+  }
+}
+
+void Config::apply_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw ConfigError("config", "cannot read file '" + path + "'");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  json j;
+  try {
+    j = json::parse(ss.str(), nullptr, true, /*ignore_comments=*/true);
+  } catch (const std::exception& e) {
+    throw ConfigError("config", "'" + path + "' is not valid JSON: " + e.what());
+  }
+  apply_json(j);
+}
+
+void Config::validate() const {
+  require_range("http_port", http_port, 0, 65535);
+  require_range("tcp_port", tcp_port, 0, 65535);
+  if (http_host.empty()) throw ConfigError("http_host", "must not be empty");
+  if (tcp_host.empty()) throw ConfigError("tcp_host", "must not be empty");
+  require_range("io_threads", io_threads, 1, 64);
+  if (data_dir.empty()) throw ConfigError("data_dir", "must not be empty");
+  require_range("max_connections", max_connections, 1, 1000000);
+  require_range("max_body_bytes", max_body_bytes, 1024, int64_t{1} << 32);
+  require_range("max_header_bytes", max_header_bytes, 1024, 1 << 20);
+  require_range("max_line_bytes", max_line_bytes, 16, 16 << 20);
+  require_range("max_lines_per_request", max_lines_per_request, 1, 1000000);
+  require_range("http_idle_timeout_ms", http_idle_timeout_ms, 10, 3600000);
+  require_range("tcp_idle_timeout_ms", tcp_idle_timeout_ms, 10, 86400000);
+  require_range("tcp_max_inflight_batches", tcp_max_inflight_batches, 1, 1024);
+  require_range("max_labels", max_labels, 0, 256);
+  require_range("shutdown_grace_ms", shutdown_grace_ms, 0, 600000);
+  require_range("mailbox_capacity", mailbox_capacity, 1, 1 << 20);
+  require_range("batch_max_lines", batch_max_lines, 1, 65536);
+  require_range("batch_max_delay_us", batch_max_delay_us, 0, 10000000);
+  require_range("torch_threads", torch_threads, 1, 64);
+  require_range("embedding_dim", embedding_dim, 8, 65536);
+  require_range("lsh_bits", lsh_bits, 1, 64);
+  require_range("catalog_examples", catalog_examples, 0, 100);
+  static const char* levels[] = {"trace", "debug", "info", "warn", "error", "critical", "off"};
+  if (std::find(std::begin(levels), std::end(levels), log_level) == std::end(levels))
+    throw ConfigError("log_level", "must be one of trace, debug, info, warn, error, critical, off");
+  for (size_t i = 0; i < premask.size(); ++i) {
+    std::string where = "premask[" + std::to_string(i) + "]";
+    if (premask[i].name.empty()) throw ConfigError(where + ".name", "must not be empty");
+    RE2 re(premask[i].regex, RE2::Quiet);
+    if (!re.ok()) throw ConfigError(where + ".regex", "invalid RE2 pattern: " + re.error());
+    if (RE2::FullMatch("", re)) throw ConfigError(where + ".regex", "must not match the empty string");
+  }
+}
+
+json Config::to_json() const {
+  json j = json::object();
+  for (const auto& k : key_table()) j[k.name] = k.get(*this);
+  return j;
+}
+
+std::vector<std::string> Config::keys() {
+  std::vector<std::string> out;
+  for (const auto& k : key_table()) out.emplace_back(k.name);
+  return out;
+}
+
+std::map<std::string, std::string> Config::key_docs() {
+  // `"key": value, // doc` lines of the defaults file.
+  std::map<std::string, std::string> docs;
+  static const RE2 line_re(R"re(^\s*"([a-z_0-9]+)":.*?//\s*(.*)$)re");
+  std::istringstream in(logsift_default_config_text());
+  std::string line, key, doc;
+  while (std::getline(in, line))
+    if (RE2::FullMatch(line, line_re, &key, &doc)) docs[key] = doc;
+  return docs;
+}
+
+}  // namespace logsift

@@ -1,0 +1,89 @@
+// Typed configuration with documented defaults (config/logsift.jsonc, embedded
+// at build time), overridable by a file, LOGSIFT_* env vars and --flags.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace logsift {
+
+struct PremaskPattern {
+  std::string name;
+  std::string regex;
+  bool boundary = true;        // match may not touch an ASCII alnum on either side
+  bool require_digit = false;  // match must contain a digit (keeps words like "deadbeef"-free hex)
+};
+
+struct Config {
+  std::string http_host;
+  int http_port = 0;
+  std::string tcp_host;
+  int tcp_port = 0;
+  int io_threads = 0;
+  std::string data_dir;
+
+  int max_connections = 0;
+  int64_t max_body_bytes = 0;
+  int max_header_bytes = 0;
+  int max_line_bytes = 0;
+  int max_lines_per_request = 0;
+  int http_idle_timeout_ms = 0;
+  int tcp_idle_timeout_ms = 0;
+  bool tcp_replies = true;
+  int tcp_max_inflight_batches = 0;
+  int max_labels = 0;
+  int shutdown_grace_ms = 0;
+
+  int mailbox_capacity = 0;
+  int batch_max_lines = 0;
+  int batch_max_delay_us = 0;
+  int torch_threads = 0;
+  int embedding_dim = 0;
+
+  int lsh_bits = 0;
+  uint64_t lsh_seed = 0;
+
+  int catalog_examples = 0;
+  std::string log_level;
+
+  std::vector<PremaskPattern> premask;
+
+  // The embedded defaults (config/logsift.jsonc).
+  static Config defaults();
+  // The embedded defaults file, verbatim (comments included).
+  static const char* default_file_text();
+
+  // Overlays a JSON object; unknown keys and bad values throw ConfigError naming the key.
+  void apply_json(const nlohmann::json& obj);
+  // Overlays one key from a string (env var or flag); the value is parsed by the key's type.
+  void apply_string(const std::string& key, const std::string& value);
+  // Reads LOGSIFT_<KEY> for every known key from the environment.
+  void apply_env();
+  // Parses a JSON-with-comments file and applies it.
+  void apply_file(const std::string& path);
+  // Throws ConfigError naming the first invalid key.
+  void validate() const;
+
+  nlohmann::json to_json() const;
+  // Names of all keys, in file order (for --help and flag parsing).
+  static std::vector<std::string> keys();
+  // One-line documentation per key (from the defaults file's comments).
+  static std::map<std::string, std::string> key_docs();
+};
+
+struct ConfigError : std::runtime_error {
+  ConfigError(const std::string& key, const std::string& what)
+      : std::runtime_error("config key '" + key + "': " + what), key(key) {}
+  std::string key;
+};
+
+// "http-port" / "http_port" / "HTTP_PORT" -> "http_port"
+std::string normalize_config_key(std::string name);
+
+}  // namespace logsift

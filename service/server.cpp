@@ -1,0 +1,158 @@
+#include "service/server.h"
+
+#include <csignal>
+#include <thread>
+
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/strand.hpp>
+#include <spdlog/spdlog.h>
+
+#include "pipeline/catalog.h"
+#include "pipeline/metrics.h"
+#include "pipeline/pipeline.h"
+#include "service/http_session.h"
+#include "service/server_context.h"
+#include "service/tcp_session.h"
+
+namespace logsift {
+namespace {
+
+namespace net = boost::asio;
+using tcp = net::ip::tcp;
+
+using StartFn = void (*)(tcp::socket, ServerContext&);
+
+// Accepts connections onto their own strand; refuses them over max_connections.
+class Listener : public std::enable_shared_from_this<Listener> {
+ public:
+  Listener(net::io_context& ioc, ServerContext& ctx, const std::string& host, int port, StartFn start,
+           const char* refusal)
+      : ioc_(ioc), acceptor_(ioc), ctx_(ctx), start_(start), refusal_(refusal) {
+    auto addr = net::ip::make_address(host);
+    tcp::endpoint ep(addr, static_cast<unsigned short>(port));
+    acceptor_.open(ep.protocol());
+    acceptor_.set_option(net::socket_base::reuse_address(true));
+    acceptor_.bind(ep);
+    acceptor_.listen(net::socket_base::max_listen_connections);
+  }
+
+  tcp::endpoint local() const { return acceptor_.local_endpoint(); }
+  void run() { do_accept(); }
+  void close() {
+    net::post(acceptor_.get_executor(), [self = shared_from_this()] {
+      boost::system::error_code ec;
+      self->acceptor_.close(ec);
+    });
+  }
+
+ private:
+  void do_accept() {
+    acceptor_.async_accept(net::make_strand(ioc_), [self = shared_from_this()](boost::system::error_code ec,
+                                                                               tcp::socket socket) {
+      if (ec == net::error::operation_aborted || !self->acceptor_.is_open()) return;
+      if (!ec) {
+        if (self->ctx_.connections.load() >= self->ctx_.config.max_connections) {
+          metrics().reject(Reject::kTooManyConnections);
+          // Best effort refusal message, then close; never blocks the accept loop for long.
+          boost::system::error_code ignored;
+          socket.non_blocking(true, ignored);
+          socket.write_some(net::buffer(std::string(self->refusal_)), ignored);
+          socket.close(ignored);
+        } else {
+          self->start_(std::move(socket), self->ctx_);
+        }
+      } else {
+        spdlog::warn("accept: {}", ec.message());
+      }
+      self->do_accept();
+    });
+  }
+
+  net::io_context& ioc_;
+  tcp::acceptor acceptor_;
+  ServerContext& ctx_;
+  StartFn start_;
+  const char* refusal_;
+};
+
+std::string endpoint_text(const tcp::endpoint& ep) {
+  auto a = ep.address();
+  std::string host = a.is_v6() ? "[" + a.to_string() + "]" : a.to_string();
+  return host + ":" + std::to_string(ep.port());
+}
+
+}  // namespace
+
+int run_server(const Config& config) {
+  ServerContext ctx;
+  ctx.config = config;
+  std::unique_ptr<Catalog> catalog;
+  std::unique_ptr<Pipeline> pipeline;
+  try {
+    catalog = std::make_unique<Catalog>(config.data_dir, config.catalog_examples);
+    pipeline = std::make_unique<Pipeline>(config, catalog.get());
+  } catch (const std::exception& e) {
+    spdlog::critical("startup failed: {}", e.what());
+    return 1;
+  }
+  ctx.catalog = catalog.get();
+  ctx.pipeline = pipeline.get();
+
+  net::io_context ioc(config.io_threads);
+  std::shared_ptr<Listener> http_listener, tcp_listener;
+  try {
+    http_listener = std::make_shared<Listener>(
+        ioc, ctx, config.http_host, config.http_port, &start_http_session,
+        "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: 34\r\n"
+        "Connection: close\r\n\r\n{\"error\":\"too many connections\"}\r\n");
+    tcp_listener = std::make_shared<Listener>(ioc, ctx, config.tcp_host, config.tcp_port, &start_tcp_session,
+                                              "{\"error\":\"too many connections\"}\n");
+  } catch (const std::exception& e) {
+    spdlog::critical("cannot listen: {}", e.what());
+    pipeline->stop();
+    return 1;
+  }
+  http_listener->run();
+  tcp_listener->run();
+  ctx.ready = true;
+
+  std::atomic<bool> stop_requested{false};
+  net::signal_set signals(ioc, SIGINT, SIGTERM);
+  signals.async_wait([&](const boost::system::error_code& ec, int sig) {
+    if (ec) return;
+    spdlog::info("signal {}: draining", sig);
+    stop_requested = true;
+  });
+
+  // Keeps the io threads alive while sessions only wait on pipeline callbacks.
+  auto work = net::make_work_guard(ioc);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < config.io_threads; ++i) threads.emplace_back([&ioc] { ioc.run(); });
+  spdlog::info("listening http={} tcp={} data_dir={} catalog={}", endpoint_text(http_listener->local()),
+               endpoint_text(tcp_listener->local()), config.data_dir, catalog->path());
+
+  while (!stop_requested) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+
+  // 1. Stop accepting. 2. Let every connection finish what it accepted.
+  ctx.draining = true;
+  http_listener->close();
+  tcp_listener->close();
+  ctx.drain_all();
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(config.shutdown_grace_ms);
+  while (ctx.connections.load() > 0 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  if (ctx.connections.load() > 0)
+    spdlog::warn("shutdown grace over with {} connections open", ctx.connections.load());
+  // 3. Drain the pipeline (all accepted batches reach the catalog), 4. flush.
+  pipeline->stop();
+  work.reset();
+  ioc.stop();
+  for (auto& t : threads) t.join();
+  catalog->checkpoint();
+  spdlog::info("stopped: {} lines clustered", metrics().lines_clustered.get());
+  return 0;
+}
+
+}  // namespace logsift

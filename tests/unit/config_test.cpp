@@ -1,0 +1,106 @@
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "config/config.h"
+
+namespace logsift {
+namespace {
+
+std::string error_key(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const ConfigError& e) {
+    return e.key;
+  }
+  return "<no error>";
+}
+
+TEST(Config, EmbeddedDefaultsAreValidAndDocumented) {
+  Config c = Config::defaults();
+  EXPECT_EQ(c.http_port, 8080);
+  EXPECT_EQ(c.lsh_bits, 64);
+  EXPECT_GE(c.premask.size(), 10u);
+  auto docs = Config::key_docs();
+  for (const auto& k : Config::keys())
+    if (k != "premask") EXPECT_FALSE(docs[k].empty()) << "undocumented key " << k;
+}
+
+TEST(Config, FlagsAndEnvOverride) {
+  Config c = Config::defaults();
+  c.apply_string("http-port", "0");
+  c.apply_string("tcp_replies", "false");
+  c.apply_string("data-dir", "/tmp/x");
+  EXPECT_EQ(c.http_port, 0);
+  EXPECT_FALSE(c.tcp_replies);
+  EXPECT_EQ(c.data_dir, "/tmp/x");
+  setenv("LOGSIFT_MAX_LINE_BYTES", "100", 1);
+  c.apply_env();
+  unsetenv("LOGSIFT_MAX_LINE_BYTES");
+  EXPECT_EQ(c.max_line_bytes, 100);
+  c.validate();
+}
+
+TEST(Config, ValidationNamesTheBadKey) {
+  Config c = Config::defaults();
+  EXPECT_EQ(error_key([&] { c.apply_string("http_port", "abc"); }), "http_port");
+  EXPECT_EQ(error_key([&] { c.apply_string("no_such_key", "1"); }), "no_such_key");
+  EXPECT_EQ(error_key([&] { c.apply_string("tcp_replies", "maybe"); }), "tcp_replies");
+  EXPECT_EQ(error_key([&] {
+              Config d = Config::defaults();
+              d.apply_string("http_port", "99999");
+              d.validate();
+            }),
+            "http_port");
+  EXPECT_EQ(error_key([&] {
+              Config d = Config::defaults();
+              d.apply_string("lsh_bits", "0");
+              d.validate();
+            }),
+            "lsh_bits");
+  EXPECT_EQ(error_key([&] {
+              Config d = Config::defaults();
+              d.apply_string("log_level", "loud");
+              d.validate();
+            }),
+            "log_level");
+  EXPECT_EQ(error_key([&] {
+              Config d = Config::defaults();
+              d.apply_json(nlohmann::json::parse(R"({"premask": [{"name": "x", "regex": "a*"}]})"));
+              d.validate();
+            }),
+            "premask[0].regex");
+}
+
+TEST(Config, FileWithCommentsOverlaysDefaults) {
+  std::string path = ::testing::TempDir() + "/logsift_test_config.jsonc";
+  {
+    std::ofstream f(path);
+    f << "// comment\n{ \"tcp_port\": 0, // inline\n \"catalog_examples\": 2 }\n";
+  }
+  Config c = Config::defaults();
+  c.apply_file(path);
+  EXPECT_EQ(c.tcp_port, 0);
+  EXPECT_EQ(c.catalog_examples, 2);
+  EXPECT_EQ(c.http_port, 8080);  // untouched default
+  {
+    std::ofstream f(path);
+    f << "{ \"tcp_port\": \"x\" }";
+  }
+  EXPECT_EQ(error_key([&] { Config::defaults().apply_file(path); }), "tcp_port");
+  EXPECT_EQ(error_key([&] { Config::defaults().apply_file(path + ".missing"); }), "config");
+}
+
+TEST(Config, PremaskAsJsonFromEnvOrFlag) {
+  Config c = Config::defaults();
+  c.apply_string("premask", R"([{"name": "ticket", "regex": "TICKET-[0-9]+"}])");
+  ASSERT_EQ(c.premask.size(), 1u);
+  EXPECT_TRUE(c.premask[0].boundary);
+  EXPECT_EQ(error_key([&] { c.apply_string("premask", R"([{"name": "x"}])"); }), "premask[0].regex");
+}
+
+}  // namespace
+}  // namespace logsift
