@@ -70,22 +70,29 @@ bool parse_id(std::string_view text, uint64_t* out) {
 HyperplaneLsh::HyperplaneLsh(int dim, int bits, uint64_t seed) : dim_(dim), bits_(bits), seed_(seed) {
   if (dim <= 0) throw std::invalid_argument("lsh: dim must be positive");
   if (bits < 1 || bits > 64) throw std::invalid_argument("lsh: bits must be in [1, 64]");
+  // Plane b, coordinate i is the (b * dim + i)-th draw of the seeded stream;
+  // stored at [i * bits + b] (see signature()).
   planes_.resize(static_cast<size_t>(bits) * dim);
   uint64_t state = seed;
-  for (auto& x : planes_) x = irwin_hall(state);
+  for (int b = 0; b < bits; ++b)
+    for (int i = 0; i < dim; ++i) planes_[static_cast<size_t>(i) * bits + b] = irwin_hall(state);
 }
 
 uint64_t HyperplaneLsh::signature(std::span<const float> v) const {
   if (static_cast<int>(v.size()) != dim_) throw std::invalid_argument("lsh: vector has the wrong dimension");
-  uint64_t sig = 0;
-  for (int b = 0; b < bits_; ++b) {
-    const float* p = planes_.data() + static_cast<size_t>(b) * dim_;
-    // Fixed summation order in double: a float sum of <= 65536 products of
-    // exactly representable planes is reproducible without contraction.
-    double dot = 0.0;
-    for (int i = 0; i < dim_; ++i) dot += static_cast<double>(p[i]) * static_cast<double>(v[i]);
-    if (dot >= 0.0) sig |= (uint64_t{1} << b);
+  // planes_ is stored dimension-major (dim_ x bits_), so the inner loop runs
+  // across hyperplanes: acc[b] is still a plain sequential sum over i in a
+  // fixed order (bit-exact whatever the vector width the compiler picks,
+  // with contraction off), but the loop vectorizes without reassociation.
+  float acc[64] = {};
+  for (int i = 0; i < dim_; ++i) {
+    const float x = v[i];
+    const float* p = planes_.data() + static_cast<size_t>(i) * bits_;
+    for (int b = 0; b < bits_; ++b) acc[b] += p[b] * x;
   }
+  uint64_t sig = 0;
+  for (int b = 0; b < bits_; ++b)
+    if (acc[b] >= 0.0f) sig |= (uint64_t{1} << b);
   return sig;
 }
 

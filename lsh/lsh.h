@@ -3,7 +3,7 @@
 // Determinism contract: the same vector, bits and seed give the same id in every
 // process and on every machine. The hyperplanes are generated from the seed with
 // integer arithmetic only (SplitMix64), and the projection is summed in a fixed
-// order with FP contraction disabled (see CMakeLists.txt), so no libm or
+// order per hyperplane with FP contraction disabled (see CMakeLists.txt), so no libm or
 // compiler choice can change a bit.
 #pragma once
 
@@ -42,7 +42,7 @@ class HyperplaneLsh {
   int dim_;
   int bits_;
   uint64_t seed_;
-  std::vector<float> planes_;  // bits_ x dim_, row-major
+  std::vector<float> planes_;  // dim_ x bits_ (dimension-major)
 };
 
 }  // namespace logsift::lsh

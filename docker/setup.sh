@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Installs what logsift needs (docker/packages.txt), builds it, then runs
+#   serve  the service on its embedded defaults (data under ./logsift-data), or
+#   test   the whole test suite (ctest).
+# For a fresh Debian 12 machine, as root.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/.." && pwd)"
+mode="${1:-test}"
+
+need_install=0
+while read -r pkg; do
+  [[ -z "$pkg" || "$pkg" == \#* ]] && continue
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need_install=1
+done < "$here/packages.txt"
+if [[ $need_install == 1 ]]; then
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  grep -v '^\s*#' "$here/packages.txt" | xargs apt-get install -y -qq --no-install-recommends
+fi
+
+build="${LOGSIFT_BUILD_DIR:-$root/build}"
+cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+# 2 cores: more jobs only thrash (libtorch headers need ~1 GB per compiler).
+cmake --build "$build" -j "${LOGSIFT_BUILD_JOBS:-2}"
+
+case "$mode" in
+  serve)
+    shift || true
+    export GLIBC_TUNABLES="${GLIBC_TUNABLES:-glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=1073741824}"
+    exec "$build/logsift" serve --data-dir "${LOGSIFT_DATA_DIR:-$root/logsift-data}" "$@"
+    ;;
+  test)
+    cd "$build"
+    ctest --output-on-failure -j 2 --timeout 300
+    ;;
+  build) ;;
+  *)
+    echo "usage: docker/setup.sh serve|test|build" >&2
+    exit 2
+    ;;
+esac
