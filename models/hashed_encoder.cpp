@@ -45,6 +45,14 @@ class HashedFeatureEncoder final : public SentenceEncoder {
       }
     }
     flush();
+    if (prev.empty()) {
+      // No word at all ("<*>", "!!!", "<*> - <*>"): the template's own shape is
+      // the only feature, so such templates still get distinct, stable vectors.
+      std::string shape;
+      for (char ch : text)
+        if (ch != ' ' && ch != '\t') shape += ch;
+      add_feature(shape, 3, v);
+    }
     double norm = 0;
     for (float x : v) norm += static_cast<double>(x) * x;
     if (norm > 0) {

@@ -70,7 +70,8 @@ bool valid_utf8(std::string_view s) {
 }
 
 std::optional<EnvelopeError> check_text(std::string_view text, const Config& c) {
-  if (text.empty()) return EnvelopeError{Reject::kEmptyLine, "empty text"};
+  if (text.find_first_not_of(" \t\r\n\v\f") == std::string_view::npos)
+    return EnvelopeError{Reject::kEmptyLine, text.empty() ? "empty text" : "blank text"};
   if (text.size() > static_cast<size_t>(c.max_line_bytes))
     return EnvelopeError{Reject::kLineTooLong,
                          "text is " + std::to_string(text.size()) + " bytes, over max_line_bytes " +
@@ -99,7 +100,7 @@ std::optional<EnvelopeError> record_from_line(std::string_view line, const Confi
     if (obj.is_object()) {
       for (const char* k : kMessageKeys) {
         auto it = obj.find(k);
-        if (it == obj.end()) continue;
+        if (it == obj.end() || it->is_null()) continue;  // null = absent
         if (!it->is_string()) return EnvelopeError{Reject::kWrongType, std::string("'") + k + "' must be a string"};
         const auto& text = it->get_ref<const std::string&>();
         if (auto e = check_text(text, c)) return e;

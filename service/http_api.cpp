@@ -132,12 +132,16 @@ std::optional<EnvelopeError> parse_inference(const ServerContext& ctx, const Htt
     out->batch = std::move(batch);
     return std::nullopt;
   }
-  if (!mt.empty() && mt != "application/json" && mt != "text/json")
+  // x-www-form-urlencoded is what `curl -d` sends by default: the body is
+  // still parsed as JSON (and rejected with 400 if it is not).
+  if (!mt.empty() && mt != "application/json" && mt != "text/json" && mt != "application/x-www-form-urlencoded")
     return EnvelopeError{Reject::kUnsupportedMediaType,
                          "unsupported Content-Type '" + mt + "': use application/json or application/x-ndjson"};
   json body = json::parse(req.body(), nullptr, false);
   if (body.is_discarded()) return EnvelopeError{Reject::kMalformedJson, "body is not valid JSON"};
   if (!body.is_object()) return EnvelopeError{Reject::kWrongType, "body must be a JSON object"};
+  if (body.contains("texts") && body.contains("text"))
+    return EnvelopeError{Reject::kBadRequest, "give either 'text' or 'texts', not both"};
   if (body.contains("texts")) {
     out->shape = ParsedInference::Shape::kList;
     const json& texts = body["texts"];
@@ -169,8 +173,7 @@ std::optional<EnvelopeError> parse_inference(const ServerContext& ctx, const Htt
 void handle_inferences(ServerContext& ctx, AnyExecutor ex, HttpRequest&& req, Responder respond) {
   ParsedInference parsed;
   if (auto e = parse_inference(ctx, req, &parsed)) {
-    metrics().reject(e->reason);
-    respond(reject(req, *e));
+    respond(reject(req, *e));  // counts it
     return;
   }
   unsigned version = req.version();

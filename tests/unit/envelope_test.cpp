@@ -74,3 +74,19 @@ TEST(Envelope, LabelsOverTheLimitAreDroppedAndCounted) {
 
 }  // namespace
 }  // namespace logsift
+
+namespace logsift {
+namespace {
+
+TEST(Envelope, BlankTextAndNullMessage) {
+  Config c = Config::defaults();
+  Record r;
+  EXPECT_EQ(record_from_line("   \t", c, &r)->reason, Reject::kEmptyLine);
+  EXPECT_EQ(record_from_object(nlohmann::json::parse(R"({"text": "  "})"), c, &r)->reason, Reject::kEmptyLine);
+  Record m;  // a null message key is absent: the next key is used
+  EXPECT_FALSE(record_from_line(R"({"message": null, "msg": "disk full"})", c, &m));
+  EXPECT_EQ(m.text, "disk full");
+}
+
+}  // namespace
+}  // namespace logsift

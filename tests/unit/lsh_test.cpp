@@ -133,3 +133,18 @@ TEST(HashedEncoder, CaseAndPunctuationInsensitiveAndNormalised) {
 
 }  // namespace
 }  // namespace logsift
+
+namespace logsift {
+namespace {
+
+TEST(ClusterIdContract, WordlessTemplatesDoNotAllCollide) {
+  Pipeline p(Config::defaults(), nullptr);
+  auto out = p.run({"12345", "10.0.0.1", "!!!", "---", "0x1f - 42"});
+  EXPECT_EQ(out[0].cluster_id, out[1].cluster_id);  // both are the template "<*>"
+  EXPECT_NE(out[0].cluster_id, out[2].cluster_id);
+  EXPECT_NE(out[2].cluster_id, out[3].cluster_id);
+  EXPECT_NE(out[0].cluster_id, out[4].cluster_id);
+}
+
+}  // namespace
+}  // namespace logsift

@@ -1,0 +1,267 @@
+// Command-line interface: help, cluster, eval, and config validation.
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "harness.h"
+
+namespace logsift_it {
+namespace {
+
+std::string lower(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// Non-empty stdout lines parsed as JSON.
+std::vector<json> json_lines(const std::string& out) {
+  std::vector<json> v;
+  std::istringstream in(out);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty()) continue;
+    v.push_back(json::parse(line, nullptr, false));
+  }
+  return v;
+}
+
+::testing::AssertionResult is_cluster_line(const json& j) {
+  if (!j.is_object()) return ::testing::AssertionFailure() << "not an object: " << j.dump();
+  for (const char* k : {"cluster_id", "template_id", "template"}) {
+    if (!j.contains(k) || !j[k].is_string())
+      return ::testing::AssertionFailure() << "missing string '" << k << "': " << j.dump();
+  }
+  if (!is_hex16(j["cluster_id"]) || !is_hex16(j["template_id"]))
+    return ::testing::AssertionFailure() << "ids are not 16 lowercase hex: " << j.dump();
+  return ::testing::AssertionSuccess();
+}
+
+const std::vector<std::string> kLines = {
+    "Connection from 10.0.0.1 port 22 closed",
+    "User alice logged in",
+    "Connection from 192.168.1.7 port 2222 closed",
+    "Disk /dev/sda1 is full",
+    "User alice logged in",
+    "Starting nightly backup job for database orders",
+};
+
+std::string joined(const std::vector<std::string>& lines) {
+  std::string s;
+  for (const auto& l : lines) s += l + "\n";
+  return s;
+}
+
+// --- help and subcommands ---
+
+TEST(Cli, HelpExitsZeroAndPrintsUsage) {
+  const std::vector<std::vector<std::string>> cases = {
+      {"--help"}, {"serve", "--help"}, {"cluster", "--help"}, {"eval", "--help"}};
+  for (const auto& args : cases) {
+    std::string name;
+    for (const auto& a : args) name += a + " ";
+    SCOPED_TRACE(name);
+    RunResult r = run_logsift(args, "", {}, Millis(20000));
+    EXPECT_TRUE(r.exit.clean()) << r.describe();
+    std::string text = lower(r.out + r.err);
+    EXPECT_NE(text.find("usage"), std::string::npos) << r.describe();
+    if (args.size() == 2) {
+      EXPECT_NE(text.find(args[0]), std::string::npos) << r.describe();
+    }
+  }
+}
+
+TEST(Cli, ErrorsExitNonZero) {
+  TempDir dir("logsift-cli-");
+  const std::vector<std::vector<std::string>> cases = {
+      {"frobnicate"},                                       // unknown subcommand
+      {"cluster", dir.file("does-not-exist.log")},          // unreadable input
+      {"eval", dir.file("no-such-dir"), "--json"},          // no datasets.json
+  };
+  for (const auto& args : cases) {
+    SCOPED_TRACE(args[0] + " " + (args.size() > 1 ? args[1] : std::string()));
+    RunResult r = run_logsift(args, "", {}, Millis(20000));
+    EXPECT_FALSE(r.timed_out) << r.describe();
+    EXPECT_TRUE(r.exit.exited && r.exit.code != 0) << r.describe();
+  }
+}
+
+// --- cluster ---
+
+TEST(Cli, ClusterFileOneObjectPerLineInOrder) {
+  TempDir dir("logsift-cli-");
+  dir.write_file("input.log", joined(kLines));
+  RunResult r = run_logsift({"cluster", dir.file("input.log")});
+  ASSERT_TRUE(r.exit.clean()) << r.describe();
+  auto out = json_lines(r.out);
+  ASSERT_EQ(out.size(), kLines.size()) << "one JSON object per input line expected\n"
+                                       << r.describe();
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    EXPECT_TRUE(is_cluster_line(out[i])) << "line " << i;
+  }
+  if (::testing::Test::HasFailure()) return;
+  // Order is the input order: the similar/identical pairs sit at known positions.
+  EXPECT_EQ(out[0]["cluster_id"], out[2]["cluster_id"]);
+  EXPECT_EQ(out[0]["template_id"], out[2]["template_id"]);
+  EXPECT_EQ(out[1], out[4]);
+  EXPECT_NE(out[1]["cluster_id"], out[3]["cluster_id"]);
+  EXPECT_NE(out[0]["cluster_id"], out[1]["cluster_id"]);
+  EXPECT_NE(out[3]["cluster_id"], out[5]["cluster_id"]);
+}
+
+TEST(Cli, ClusterDeterministicAcrossProcesses) {
+  TempDir dir("logsift-cli-");
+  dir.write_file("input.log", joined(kLines));
+  RunResult from_file = run_logsift({"cluster", dir.file("input.log")});
+  ASSERT_TRUE(from_file.exit.clean()) << from_file.describe();
+  RunResult from_stdin = run_logsift({"cluster", "-"}, joined(kLines));
+  ASSERT_TRUE(from_stdin.exit.clean()) << from_stdin.describe();
+  auto a = json_lines(from_file.out);
+  auto b = json_lines(from_stdin.out);
+  ASSERT_EQ(a.size(), kLines.size()) << from_file.describe();
+  ASSERT_EQ(b.size(), kLines.size()) << from_stdin.describe();
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    SCOPED_TRACE("line " + std::to_string(i));
+    ASSERT_TRUE(is_cluster_line(a[i]));
+    ASSERT_TRUE(is_cluster_line(b[i]));
+    EXPECT_EQ(a[i]["cluster_id"], b[i]["cluster_id"]);
+    EXPECT_EQ(a[i]["template_id"], b[i]["template_id"]);
+    EXPECT_EQ(a[i]["template"], b[i]["template"]);
+  }
+  // A line on its own gets the same ids as inside a bigger input.
+  RunResult single = run_logsift({"cluster", "-"}, kLines[3] + "\n");
+  ASSERT_TRUE(single.exit.clean()) << single.describe();
+  auto s = json_lines(single.out);
+  ASSERT_EQ(s.size(), 1u) << single.describe();
+  EXPECT_EQ(s[0]["cluster_id"], a[3]["cluster_id"]);
+  EXPECT_EQ(s[0]["template_id"], a[3]["template_id"]);
+}
+
+TEST(Cli, ClusterIdsMatchServer) {
+  RunResult cli = run_logsift({"cluster", "-"}, joined(kLines));
+  ASSERT_TRUE(cli.exit.clean()) << cli.describe();
+  auto out = json_lines(cli.out);
+  ASSERT_EQ(out.size(), kLines.size()) << cli.describe();
+  ServerProcess server;
+  ASSERT_TRUE(server.start_ready());
+  for (std::size_t i = 0; i < kLines.size(); ++i) {
+    SCOPED_TRACE(kLines[i]);
+    HttpResponse r = post_infer(server.http_port(), kLines[i]);
+    ASSERT_EQ(r.status, 200) << r.describe();
+    json j = r.json_body();
+    EXPECT_EQ(j["cluster_id"], out[i]["cluster_id"]) << "IDs need no coordination: the CLI and "
+                                                        "the service must agree";
+    EXPECT_EQ(j["template_id"], out[i]["template_id"]);
+    EXPECT_EQ(j["template"], out[i]["template"]);
+  }
+  ProcessExit e = server.stop();
+  EXPECT_TRUE(e.clean()) << e.describe();
+}
+
+// --- eval ---
+
+TEST(Cli, EvalTinyDatasetJson) {
+  TempDir dir("logsift-eval-");
+  dir.write_file("datasets.json", R"({"Tiny": {"log": "Tiny/x.log", "truth": "Tiny/x.csv", )"
+                                  R"("format": "<Content>"}})");
+  struct Row {
+    std::string content, event, tmpl;
+  };
+  const std::vector<Row> rows = {
+      {"Connection from 10.0.0.1 port 22 closed", "E1", "Connection from <*> port <*> closed"},
+      {"User alice logged in", "E2", "User <*> logged in"},
+      {"Disk /dev/sda1 is full", "E3", "Disk <*> is full"},
+      {"Connection from 192.168.1.7 port 2222 closed", "E1", "Connection from <*> port <*> closed"},
+      {"User bob logged in", "E2", "User <*> logged in"},
+      {"Disk /dev/sdb2 is full", "E3", "Disk <*> is full"},
+      {"Connection from 172.16.0.9 port 443 closed", "E1", "Connection from <*> port <*> closed"},
+      {"User carol logged in", "E2", "User <*> logged in"},
+      {"Disk /dev/nvme0n1 is full", "E3", "Disk <*> is full"},
+      {"Connection from 10.9.8.7 port 8080 closed", "E1", "Connection from <*> port <*> closed"},
+  };
+  std::string log, csv = "LineId,Content,EventId,EventTemplate\n";
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    log += rows[i].content + "\n";
+    csv += std::to_string(i + 1) + "," + rows[i].content + "," + rows[i].event + "," +
+           rows[i].tmpl + "\n";
+  }
+  dir.write_file("Tiny/x.log", log);
+  dir.write_file("Tiny/x.csv", csv);
+
+  RunResult r = run_logsift({"eval", dir.path(), "--json"}, "", {}, Millis(60000));
+  ASSERT_TRUE(r.exit.clean()) << r.describe();
+  // The report is one JSON document on stdout.
+  json j = json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << "stdout is not one JSON document\n" << r.describe();
+  ASSERT_TRUE(j.is_object()) << j;
+  ASSERT_TRUE(j.contains("datasets") && j["datasets"].is_object()) << j;
+  ASSERT_TRUE(j["datasets"].contains("Tiny")) << j;
+  const json& t = j["datasets"]["Tiny"];
+  for (const char* k : {"ga", "pa"}) {
+    ASSERT_TRUE(t.contains(k) && t[k].is_number()) << k << " in " << t;
+    EXPECT_GE(t[k].get<double>(), 0.0) << k;
+    EXPECT_LE(t[k].get<double>(), 1.0) << k;
+  }
+  ASSERT_TRUE(t.contains("lines") && t["lines"].is_number_integer()) << t;
+  EXPECT_EQ(t["lines"].get<long long>(), static_cast<long long>(rows.size()));
+  for (const char* k : {"avg_ga", "avg_pa"}) {
+    ASSERT_TRUE(j.contains(k) && j[k].is_number()) << k << " in " << j;
+    EXPECT_GE(j[k].get<double>(), 0.0);
+    EXPECT_LE(j[k].get<double>(), 1.0);
+  }
+  // One dataset: the averages are its scores.
+  EXPECT_NEAR(j["avg_ga"].get<double>(), t["ga"].get<double>(), 1e-9);
+  EXPECT_NEAR(j["avg_pa"].get<double>(), t["pa"].get<double>(), 1e-9);
+}
+
+// --- config validation ---
+
+// `serve` with a bad value must exit non-zero and name the key on stderr.
+void expect_config_error(const std::vector<std::string>& extra_args, const KeyValues& env,
+                         const std::string& key) {
+  TempDir data("logsift-cfg-");
+  std::vector<std::string> args = {"serve", "--data-dir", data.path()};
+  args.insert(args.end(), extra_args.begin(), extra_args.end());
+  RunResult r = run_logsift(args, "", env, Millis(20000));
+  EXPECT_FALSE(r.timed_out) << "a bad config value must stop the server at start-up\n"
+                            << r.describe();
+  EXPECT_TRUE(r.exit.exited && r.exit.code != 0) << r.describe();
+  EXPECT_NE(r.err.find(key), std::string::npos) << "stderr must name '" << key << "'\n"
+                                                << r.describe();
+}
+
+TEST(ServeConfig, BadHttpPortFlagNamesKey) {
+  expect_config_error({"--http-port", "abc", "--tcp-port", "0"}, {}, "http_port");
+}
+
+TEST(ServeConfig, BadHttpPortEnvNamesKey) {
+  expect_config_error({"--tcp-port", "0"}, {{"LOGSIFT_HTTP_PORT", "99999"}}, "http_port");
+}
+
+TEST(ServeConfig, OtherBadValuesNameTheKey) {
+  {
+    SCOPED_TRACE("tcp_port");
+    expect_config_error({"--http-port", "0", "--tcp-port", "-1"}, {}, "tcp_port");
+  }
+  {
+    SCOPED_TRACE("max_line_bytes");
+    expect_config_error({"--http-port", "0", "--tcp-port", "0", "--max-line-bytes", "abc"}, {},
+                        "max_line_bytes");
+  }
+  {
+    SCOPED_TRACE("tcp_replies");
+    expect_config_error({"--http-port", "0", "--tcp-port", "0", "--tcp-replies", "maybe"}, {},
+                        "tcp_replies");
+  }
+  {
+    SCOPED_TRACE("max_body_bytes via env");
+    expect_config_error({"--http-port", "0", "--tcp-port", "0"},
+                        {{"LOGSIFT_MAX_BODY_BYTES", "-5"}}, "max_body_bytes");
+  }
+}
+
+}  // namespace
+}  // namespace logsift_it

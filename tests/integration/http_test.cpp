@@ -1,0 +1,598 @@
+// HTTP API against a real `logsift serve` process.
+#include <algorithm>
+#include <atomic>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "harness.h"
+
+namespace logsift_it {
+namespace {
+
+constexpr int kMaxBodyBytes = 65536;
+constexpr int kMaxLineBytes = 2048;
+constexpr int kMaxLinesPerRequest = 50;
+
+// One server for the whole suite, with small limits so that the limit cases
+// are cheap. Tests that need exact counts use texts no other test sends.
+class HttpApi : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    ServerOptions opts;
+    opts.args = {"--max-body-bytes",      std::to_string(kMaxBodyBytes),
+                 "--max-line-bytes",      std::to_string(kMaxLineBytes),
+                 "--max-lines-per-request", std::to_string(kMaxLinesPerRequest)};
+    server_ = new ServerProcess(opts);
+    auto r = server_->start_ready();
+    start_ok_ = static_cast<bool>(r);
+    start_error_ = r.message();
+  }
+  static void TearDownTestSuite() {
+    delete server_;
+    server_ = nullptr;
+  }
+  void SetUp() override {
+    ASSERT_TRUE(start_ok_) << start_error_;
+    ASSERT_TRUE(server_->running()) << "server died earlier\n" << server_->log_text();
+    port_ = server_->http_port();
+  }
+  void TearDown() override {
+    if (HasFailure() && server_) {
+      std::string log = server_->log_text();
+      if (log.size() > 3000) log = log.substr(log.size() - 3000);
+      std::cerr << "--- server log tail ---\n" << log << "\n";
+    }
+  }
+
+  // Sends a request that must be rejected with `status` (0: any 4xx) and a
+  // JSON error body; the server must stay healthy, and if `counted` the
+  // logsift_rejected_total family must increase.
+  void expect_rejected(const std::string& method, const std::string& target,
+                       const std::string& body, const std::string& content_type,
+                       std::vector<int> statuses, bool counted) {
+    std::optional<double> before;
+    if (counted) {
+      before = fetch_metric(port_, "logsift_rejected_total");
+      ASSERT_TRUE(before.has_value()) << "GET /metrics failed";
+    }
+    HttpResponse r = http_request(port_, method, target, body, content_type);
+    bool status_ok = std::find(statuses.begin(), statuses.end(), r.status) != statuses.end();
+    std::ostringstream want;
+    for (int s : statuses) want << s << " ";
+    EXPECT_TRUE(status_ok) << "expected one of { " << want.str() << "}, got " << r.describe();
+    EXPECT_TRUE(is_json_error(r)) << method << " " << target;
+    EXPECT_TRUE(server_healthy(port_));
+    if (counted) {
+      bool found = false;
+      auto after = fetch_metric(port_, "logsift_rejected_total", &found);
+      ASSERT_TRUE(after.has_value());
+      EXPECT_TRUE(found) << "no logsift_rejected_total samples in /metrics";
+      EXPECT_GT(*after, *before) << "logsift_rejected_total did not increase after " << method
+                                 << " " << target << " with body "
+                                 << body.substr(0, 200);
+    }
+  }
+  void expect_bad_json_body(const std::string& body, std::vector<int> statuses = {400}) {
+    SCOPED_TRACE("body: " + body.substr(0, 200));
+    expect_rejected("POST", "/inferences", body, "application/json", std::move(statuses), true);
+  }
+
+  static json infer_ok(int port, const std::string& text, const json& labels = nullptr) {
+    HttpResponse r = post_infer(port, text, labels);
+    EXPECT_EQ(r.status, 200) << r.describe();
+    json j = r.json_body();
+    EXPECT_TRUE(is_inference_result(j)) << "text: " << text;
+    return j;
+  }
+
+  static ServerProcess* server_;
+  static bool start_ok_;
+  static std::string start_error_;
+  int port_ = 0;
+};
+
+ServerProcess* HttpApi::server_ = nullptr;
+bool HttpApi::start_ok_ = false;
+std::string HttpApi::start_error_;
+
+TEST_F(HttpApi, HealthzAndReadyz) {
+  auto h = http_get(port_, "/healthz");
+  EXPECT_EQ(h.status, 200) << h.describe();
+  EXPECT_EQ(h.json_body().value("status", ""), "ok") << h.describe();
+  auto r = http_get(port_, "/readyz");
+  EXPECT_EQ(r.status, 200) << r.describe();
+  EXPECT_EQ(r.json_body().value("status", ""), "ready") << r.describe();
+}
+
+TEST_F(HttpApi, SingleInferenceShapeAndNewFlag) {
+  const std::string text = "Replica set quorum-http-single elected a new primary after 17 votes";
+  HttpResponse r = post_infer(port_, text);
+  ASSERT_EQ(r.status, 200) << r.describe();
+  EXPECT_NE(r.header("content-type").find("application/json"), std::string::npos)
+      << r.describe();
+  json first = r.json_body();
+  ASSERT_TRUE(is_inference_result(first));
+  EXPECT_TRUE(first["new"].get<bool>()) << "first sighting of a cluster must be new: " << first;
+  EXPECT_FALSE(first["template"].get<std::string>().empty());
+
+  json second = infer_ok(port_, text);
+  ASSERT_TRUE(is_inference_result(second));
+  EXPECT_FALSE(second["new"].get<bool>()) << "second sighting must not be new: " << second;
+  EXPECT_EQ(second["cluster_id"], first["cluster_id"]);
+  EXPECT_EQ(second["template_id"], first["template_id"]);
+  EXPECT_EQ(second["template"], first["template"]);
+}
+
+TEST_F(HttpApi, SimilarLinesShareClusterDifferentEventsDoNot) {
+  json a = infer_ok(port_, "Connection from 10.0.0.1 port 22 closed");
+  json b = infer_ok(port_, "Connection from 192.168.1.7 port 2222 closed");
+  ASSERT_TRUE(is_inference_result(a));
+  ASSERT_TRUE(is_inference_result(b));
+  EXPECT_EQ(a["template"], b["template"]);
+  EXPECT_EQ(a["template_id"], b["template_id"]);
+  EXPECT_EQ(a["cluster_id"], b["cluster_id"]);
+  const std::string tmpl = a["template"].get<std::string>();
+  EXPECT_NE(tmpl.find("<*>"), std::string::npos) << "variables must become <*>: " << tmpl;
+  EXPECT_EQ(tmpl.find("10.0.0.1"), std::string::npos) << tmpl;
+  EXPECT_NE(tmpl.find("Connection"), std::string::npos) << tmpl;
+  // The second line's cluster was already seen.
+  EXPECT_FALSE(b["new"].get<bool>()) << b;
+
+  json u = infer_ok(port_, "User alice logged in");
+  json d = infer_ok(port_, "Disk /dev/sda1 is full");
+  ASSERT_TRUE(is_inference_result(u));
+  ASSERT_TRUE(is_inference_result(d));
+  EXPECT_NE(u["cluster_id"], d["cluster_id"]);
+  EXPECT_NE(u["template_id"], d["template_id"]);
+  EXPECT_NE(u["cluster_id"], a["cluster_id"]);
+}
+
+TEST_F(HttpApi, BatchResultsInInputOrder) {
+  const std::vector<std::string> texts = {
+      "User alice logged in",
+      "Disk /dev/sda1 is full",
+      "Connection from 10.0.0.1 port 22 closed",
+      "Starting nightly backup job for database orders",
+      "User alice logged in",
+  };
+  HttpResponse r = post_json(port_, json{{"texts", texts}});
+  ASSERT_EQ(r.status, 200) << r.describe();
+  json j = r.json_body();
+  ASSERT_TRUE(j.is_object() && j.contains("results") && j["results"].is_array()) << r.describe();
+  ASSERT_EQ(j["results"].size(), texts.size()) << r.describe();
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    SCOPED_TRACE("index " + std::to_string(i) + ": " + texts[i]);
+    const json& got = j["results"][i];
+    ASSERT_TRUE(is_inference_result(got));
+    json single = infer_ok(port_, texts[i]);
+    EXPECT_EQ(got["cluster_id"], single["cluster_id"]);
+    EXPECT_EQ(got["template_id"], single["template_id"]);
+    EXPECT_EQ(got["template"], single["template"]);
+  }
+  // Same text twice in one batch: same ids.
+  EXPECT_EQ(j["results"][0]["cluster_id"], j["results"][4]["cluster_id"]);
+  EXPECT_NE(j["results"][0]["cluster_id"], j["results"][1]["cluster_id"]);
+}
+
+TEST_F(HttpApi, NdjsonResultsInOrderWithPerLineErrors) {
+  const std::vector<std::string> good = {
+      "User alice logged in",
+      "Disk /dev/sda1 is full",
+      "Connection from 10.0.0.1 port 22 closed",
+  };
+  std::string body;
+  body += json{{"text", good[0]}}.dump() + "\n";                              // 0 ok
+  body += "this is not json\n";                                               // 1 error
+  body += json{{"text", good[1]}, {"labels", {{"service", "disk"}}}}.dump() + "\n";  // 2 ok
+  body += "{\"text\": 5}\n";                                                  // 3 error
+  body += "{\"nope\": \"x\"}\n";                                              // 4 error
+  body += json{{"text", good[2]}}.dump() + "\n";                              // 5 ok
+  HttpResponse r = http_request(port_, "POST", "/inferences", body, "application/x-ndjson");
+  ASSERT_EQ(r.status, 200) << r.describe();
+  EXPECT_NE(r.header("content-type").find("application/x-ndjson"), std::string::npos)
+      << r.describe();
+  std::vector<json> lines;
+  std::istringstream in(r.body);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty()) continue;
+    lines.push_back(json::parse(line, nullptr, false));
+  }
+  ASSERT_EQ(lines.size(), 6u) << r.describe();
+  const int good_pos[] = {0, 2, 5};
+  for (int k = 0; k < 3; ++k) {
+    SCOPED_TRACE("line " + std::to_string(good_pos[k]));
+    const json& got = lines[good_pos[k]];
+    ASSERT_TRUE(is_inference_result(got));
+    json single = infer_ok(port_, good[k]);
+    EXPECT_EQ(got["cluster_id"], single["cluster_id"]);
+    EXPECT_EQ(got["template_id"], single["template_id"]);
+  }
+  for (int pos : {1, 3, 4}) {
+    EXPECT_TRUE(is_error_object(lines[pos])) << "line " << pos;
+  }
+}
+
+TEST_F(HttpApi, JsonContentTypeWithCharsetAccepted) {
+  HttpResponse r = http_request(port_, "POST", "/inferences",
+                                json{{"text", "User alice logged in"}}.dump(),
+                                "application/json; charset=utf-8");
+  EXPECT_EQ(r.status, 200) << r.describe();
+  EXPECT_TRUE(is_inference_result(r.json_body())) << r.describe();
+}
+
+TEST_F(HttpApi, ClusterDetailsIncludeExamplesWithLabels) {
+  const std::string text = "Payment gateway httpdetail-zulu timed out after 3000 ms";
+  const json labels = {{"service", "billing"}, {"level", "error"}, {"host", "web-7"}};
+  json res = infer_ok(port_, text, labels);
+  ASSERT_TRUE(is_inference_result(res));
+  const std::string id = res["cluster_id"];
+
+  HttpResponse r = http_get(port_, "/clusters/" + id);
+  ASSERT_EQ(r.status, 200) << r.describe();
+  json c = r.json_body();
+  ASSERT_TRUE(c.is_object()) << r.describe();
+  EXPECT_EQ(c.value("cluster_id", ""), id);
+  EXPECT_EQ(c["template"], res["template"]);
+  EXPECT_EQ(c["template_id"], res["template_id"]);
+  ASSERT_TRUE(c.contains("count") && c["count"].is_number_integer()) << c;
+  EXPECT_GE(c["count"].get<long long>(), 1);
+  EXPECT_TRUE(c.contains("first_seen") && !c["first_seen"].is_null()) << c;
+  EXPECT_TRUE(c.contains("last_seen") && !c["last_seen"].is_null()) << c;
+  ASSERT_TRUE(c.contains("examples") && c["examples"].is_array()) << c;
+  ASSERT_FALSE(c["examples"].empty()) << c;
+  EXPECT_LE(c["examples"].size(), 20u) << "examples must be bounded: " << c;
+  bool found = false;
+  for (const auto& ex : c["examples"]) {
+    if (!ex.is_object() || ex.value("text", "") != text) continue;
+    found = true;
+    ASSERT_TRUE(ex.contains("labels") && ex["labels"].is_object()) << ex;
+    for (const auto& [k, v] : labels.items()) {
+      EXPECT_EQ(ex["labels"].value(k, ""), v.get<std::string>()) << "label " << k << " in " << ex;
+    }
+  }
+  EXPECT_TRUE(found) << "the example text we sent is not among the examples: " << c;
+
+  // The count follows further lines of the cluster.
+  long long before = c["count"].get<long long>();
+  infer_ok(port_, text, labels);
+  infer_ok(port_, text);
+  json c2 = http_get(port_, "/clusters/" + id).json_body();
+  ASSERT_TRUE(c2.is_object() && c2.contains("count")) << c2;
+  EXPECT_EQ(c2["count"].get<long long>(), before + 2) << c2;
+}
+
+TEST_F(HttpApi, ClusterQueryErrors) {
+  // Unknown id: 404; malformed id: 400.
+  auto unknown = http_get(port_, "/clusters/0123456789abcdef");
+  EXPECT_TRUE(is_json_error(unknown, 404));
+  for (const char* bad : {"xyz", "0123", "0123456789abcdef0", "0123456789abcdeg"}) {
+    SCOPED_TRACE(bad);
+    EXPECT_TRUE(is_json_error(http_get(port_, std::string("/clusters/") + bad), 400));
+  }
+  // Bad paging parameters: 400.
+  for (const char* q : {"/clusters?limit=abc", "/clusters?limit=-1", "/clusters?offset=abc",
+                        "/clusters?offset=-3", "/clusters?limit=10&offset=x"}) {
+    SCOPED_TRACE(q);
+    EXPECT_TRUE(is_json_error(http_get(port_, q), 400));
+  }
+  EXPECT_TRUE(server_healthy(port_));
+}
+
+TEST_F(HttpApi, ClusterListShapeAndOrder) {
+  infer_ok(port_, "User alice logged in");
+  HttpResponse r = http_get(port_, "/clusters");
+  ASSERT_EQ(r.status, 200) << r.describe();
+  json j = r.json_body();
+  ASSERT_TRUE(j.is_object() && j.contains("clusters") && j["clusters"].is_array()) << r.describe();
+  ASSERT_TRUE(j.contains("total") && j["total"].is_number_integer()) << r.describe();
+  ASSERT_FALSE(j["clusters"].empty());
+  EXPECT_GE(j["total"].get<long long>(), static_cast<long long>(j["clusters"].size()));
+  long long prev = -1;
+  for (const auto& c : j["clusters"]) {
+    ASSERT_TRUE(c.is_object()) << c;
+    ASSERT_TRUE(c.contains("cluster_id") && c["cluster_id"].is_string()) << c;
+    EXPECT_TRUE(is_hex16(c["cluster_id"])) << c;
+    EXPECT_TRUE(c.contains("template_id") && c["template_id"].is_string() &&
+                is_hex16(c["template_id"]))
+        << c;
+    EXPECT_TRUE(c.contains("template") && c["template"].is_string()) << c;
+    EXPECT_TRUE(c.contains("first_seen") && c.contains("last_seen")) << c;
+    ASSERT_TRUE(c.contains("count") && c["count"].is_number_integer()) << c;
+    long long n = c["count"].get<long long>();
+    EXPECT_GE(n, 1);
+    if (prev >= 0) {
+      EXPECT_LE(n, prev) << "clusters must be sorted by count descending: " << j;
+    }
+    prev = n;
+  }
+}
+
+// --- bad input: every case must be a 4xx JSON error, counted, server alive ---
+
+TEST_F(HttpApi, MalformedJsonIs400) {
+  expect_bad_json_body("{\"text\": \"abc\"");
+  expect_bad_json_body("not json at all");
+  expect_bad_json_body("{\"text\": \"abc\"} trailing");
+  expect_bad_json_body("");
+}
+
+TEST_F(HttpApi, WrongTypesAre400) {
+  expect_bad_json_body(R"({"text": 5})");
+  expect_bad_json_body(R"({"text": null})");
+  expect_bad_json_body(R"({"text": {"a": "b"}})");
+  expect_bad_json_body(R"({"text": ["a"]})");
+  expect_bad_json_body(R"({"texts": "not an array"})");
+  expect_bad_json_body(R"({"texts": ["ok line", 5]})");
+  expect_bad_json_body(R"(["User alice logged in"])");
+  expect_bad_json_body(R"("User alice logged in")");
+  // (Scalar label values such as numbers may be coerced to strings; objects
+  // and arrays cannot be.)
+  expect_bad_json_body(R"({"text": "User alice logged in", "labels": 7})");
+  expect_bad_json_body(R"({"text": "User alice logged in", "labels": ["a", "b"]})");
+  expect_bad_json_body(R"({"text": "User alice logged in", "labels": {"service": {"a": "b"}}})");
+  expect_bad_json_body(R"({"text": "User alice logged in", "labels": {"service": ["a"]}})");
+}
+
+TEST_F(HttpApi, MissingTextOrEmptyObjectIs400) {
+  expect_bad_json_body("{}");
+  expect_bad_json_body(R"({"labels": {"service": "auth"}})");
+  expect_bad_json_body(R"({"txt": "User alice logged in"})");
+  expect_bad_json_body(R"({"text": "   "})");                     // blank
+  expect_bad_json_body(R"({"text": "a b", "texts": ["c d"]})");    // ambiguous
+}
+
+TEST_F(HttpApi, InvalidUtf8Is400) {
+  expect_bad_json_body(std::string("{\"text\": \"bad \xff\xfe bytes\"}"));
+  expect_bad_json_body(std::string("{\"text\": \"overlong \xc0\xaf slash\"}"));
+  expect_bad_json_body(std::string("{\"text\": \"truncated \xe2\x82\"}"));
+  expect_bad_json_body(R"({"text": "lone surrogate \ud800 here"})");
+  expect_bad_json_body(std::string("{\"texts\": [\"fine\", \"bad \xff\"]}"));
+}
+
+TEST_F(HttpApi, BodyOverMaxBodyBytesIs413) {
+  // A valid JSON document just over the limit (its text is under
+  // max_line_bytes per element, so only the body size is wrong).
+  json texts = json::array();
+  std::string chunk = long_text(1000);
+  std::size_t size = 0;
+  while (size <= static_cast<std::size_t>(kMaxBodyBytes) + 1000) {
+    texts.push_back(chunk);
+    size += chunk.size() + 3;
+  }
+  std::string body = json{{"texts", texts}}.dump();
+  ASSERT_GT(body.size(), static_cast<std::size_t>(kMaxBodyBytes));
+  expect_bad_json_body(body, {413});
+}
+
+TEST_F(HttpApi, TextOverMaxLineBytesRejected) {
+  std::string big = long_text(kMaxLineBytes + 500);
+  expect_bad_json_body(json{{"text", big}}.dump(), {413, 400});
+  expect_bad_json_body(json{{"texts", {"User alice logged in", big}}}.dump(), {413, 400});
+}
+
+TEST_F(HttpApi, MoreThanMaxLinesPerRequestIs413) {
+  std::vector<std::string> texts(kMaxLinesPerRequest + 1, "User alice logged in");
+  expect_bad_json_body(json{{"texts", texts}}.dump(), {413});
+  // Exactly the limit is fine.
+  texts.pop_back();
+  HttpResponse ok = post_json(port_, json{{"texts", texts}});
+  EXPECT_EQ(ok.status, 200) << ok.describe();
+  EXPECT_EQ(ok.json_body().value("results", json::array()).size(), texts.size());
+  // The same limit applies to NDJSON lines.
+  std::string body;
+  for (int i = 0; i <= kMaxLinesPerRequest; ++i) body += R"({"text": "User alice logged in"})" "\n";
+  SCOPED_TRACE("ndjson");
+  expect_rejected("POST", "/inferences", body, "application/x-ndjson", {413}, true);
+}
+
+TEST_F(HttpApi, UnsupportedContentTypeIs415) {
+  expect_rejected("POST", "/inferences", "<text>User alice logged in</text>", "text/xml", {415},
+                  true);
+}
+
+TEST_F(HttpApi, UnknownPathIs404WrongMethodIs405) {
+  expect_rejected("GET", "/no/such/path", "", "", {404}, false);
+  expect_rejected("POST", "/inference", R"({"text": "x"})", "application/json", {404}, false);
+  expect_rejected("GET", "/inferences", "", "", {405}, false);
+  expect_rejected("DELETE", "/inferences", "", "", {405}, false);
+}
+
+TEST_F(HttpApi, OversizedHeaderIsRejected) {
+  // Default max_header_bytes is 16 KiB.
+  KeyValues headers = {{"X-Padding", std::string(40 * 1024, 'a')}};
+  HttpResponse r = http_request(port_, "GET", "/healthz", "", "", headers);
+  EXPECT_TRUE(r.status == 431 || r.status == 400)
+      << "an oversized header block must get 431 (or 400), got " << r.describe();
+  EXPECT_TRUE(server_healthy(port_));
+}
+
+TEST_F(HttpApi, MetricsCountLines) {
+  auto m = http_get(port_, "/metrics");
+  ASSERT_EQ(m.status, 200) << m.describe();
+  bool lines_found = false;
+  double before = metric_sum(m.body, "logsift_lines_total", &lines_found);
+  EXPECT_TRUE(lines_found) << "no logsift_lines_total in /metrics:\n" << m.body.substr(0, 3000);
+
+  HttpResponse r = post_json(
+      port_, json{{"texts", {"User alice logged in", "Disk /dev/sda1 is full", "User bob logged in"}}});
+  ASSERT_EQ(r.status, 200) << r.describe();
+  auto after = fetch_metric(port_, "logsift_lines_total");
+  ASSERT_TRUE(after.has_value());
+  EXPECT_GE(*after, before + 3) << "logsift_lines_total must count each accepted line";
+
+  // A rejection shows up in the rejected family (and is present afterwards).
+  auto rej_before = fetch_metric(port_, "logsift_rejected_total");
+  ASSERT_TRUE(rej_before.has_value());
+  ASSERT_EQ(post_json(port_, json::object()).status, 400);
+  bool rej_found = false;
+  auto rej_after = fetch_metric(port_, "logsift_rejected_total", &rej_found);
+  ASSERT_TRUE(rej_after.has_value());
+  EXPECT_TRUE(rej_found);
+  EXPECT_GE(*rej_after, *rej_before + 1);
+}
+
+TEST_F(HttpApi, ConcurrentClientsAllAnsweredCorrectly) {
+  // Expected ids, computed sequentially first.
+  const std::vector<std::string> texts = {
+      "User alice logged in",
+      "Disk /dev/sda1 is full",
+      "Connection from 10.0.0.1 port 22 closed",
+      "Starting nightly backup job for database orders",
+      "Connection from 192.168.1.7 port 2222 closed",
+      "Request 5521 completed in 87 ms with status 200",
+      "Cache eviction removed 342 entries from region sessions",
+      "Worker thread 12 restarted after fatal signal 11",
+  };
+  std::vector<json> expected;
+  for (const auto& t : texts) {
+    json j = infer_ok(port_, t);
+    ASSERT_TRUE(is_inference_result(j));
+    expected.push_back(j);
+  }
+  auto counts_before = cluster_counts(port_);
+  ASSERT_TRUE(counts_before.has_value());
+
+  constexpr int kThreads = 8;
+  constexpr int kRequests = 200;
+  std::atomic<int> ok{0}, wrong{0}, failed{0};
+  std::mutex first_error_mutex;
+  std::string first_error;
+  auto note = [&](const std::string& e) {
+    std::lock_guard<std::mutex> lock(first_error_mutex);
+    if (first_error.empty()) first_error = e;
+  };
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      HttpClient client(port_);  // keep-alive connection per thread
+      for (int i = 0; i < kRequests; ++i) {
+        std::size_t k = static_cast<std::size_t>(t * 7 + i * 3) % texts.size();
+        HttpResponse r = client.request("POST", "/inferences", json{{"text", texts[k]}}.dump(),
+                                        "application/json");
+        if (r.status != 200) {
+          ++failed;
+          note(r.describe());
+          continue;
+        }
+        json j = r.json_body();
+        if (is_inference_result(j) && j["cluster_id"] == expected[k]["cluster_id"] &&
+            j["template_id"] == expected[k]["template_id"] &&
+            j["template"] == expected[k]["template"] && j["new"] == false) {
+          ++ok;
+        } else {
+          ++wrong;
+          note("text '" + texts[k] + "' got " + j.dump() + " expected " + expected[k].dump());
+        }
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(failed.load(), 0) << first_error;
+  EXPECT_EQ(wrong.load(), 0) << first_error;
+  EXPECT_EQ(ok.load(), kThreads * kRequests);
+
+  auto counts_after = cluster_counts(port_);
+  ASSERT_TRUE(counts_after.has_value());
+  EXPECT_EQ(total_count(*counts_after) - total_count(*counts_before), kThreads * kRequests)
+      << "every accepted line must be counted exactly once";
+  EXPECT_TRUE(server_healthy(port_));
+}
+
+// --- paging over a fresh data dir with known counts ---
+
+TEST(HttpClusters, PaginationSortedByCount) {
+  ServerProcess server;
+  ASSERT_TRUE(server.start_ready());
+  const int port = server.http_port();
+  const std::vector<std::pair<std::string, int>> plan = {
+      {"User alice logged in", 4},
+      {"Disk /dev/sda1 is full", 3},
+      {"Connection from 10.0.0.1 port 22 closed", 2},
+      {"Starting nightly backup job for database orders", 1},
+  };
+  std::vector<std::string> texts;
+  for (const auto& [t, n] : plan) texts.insert(texts.end(), n, t);
+  // Interleave so that order of arrival differs from order of count.
+  std::rotate(texts.begin(), texts.begin() + 5, texts.end());
+  HttpResponse r = post_json(port, json{{"texts", texts}});
+  ASSERT_EQ(r.status, 200) << r.describe();
+  const json body = r.json_body();
+  ASSERT_TRUE(body.contains("results") && body["results"].size() == texts.size()) << r.describe();
+  std::map<std::string, std::string> id_of;
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    const json& res = body["results"][i];
+    ASSERT_TRUE(is_inference_result(res));
+    id_of[texts[i]] = res["cluster_id"];
+  }
+  std::vector<std::string> want_ids;
+  std::set<std::string> distinct;
+  for (const auto& [t, n] : plan) {
+    want_ids.push_back(id_of[t]);
+    distinct.insert(id_of[t]);
+  }
+  ASSERT_EQ(distinct.size(), plan.size()) << "the four events must be four clusters";
+
+  auto page = [&](int limit, int offset) {
+    HttpResponse p = http_get(port, "/clusters?limit=" + std::to_string(limit) +
+                                         "&offset=" + std::to_string(offset));
+    EXPECT_EQ(p.status, 200) << p.describe();
+    json j = p.json_body();
+    EXPECT_TRUE(j.is_object() && j.contains("clusters") && j["clusters"].is_array()) << p.describe();
+    EXPECT_EQ(j.value("total", -1LL), static_cast<long long>(plan.size())) << p.describe();
+    return j.value("clusters", json::array());
+  };
+  auto expect_page = [&](int limit, int offset, std::size_t first_rank, std::size_t n) {
+    SCOPED_TRACE("limit=" + std::to_string(limit) + " offset=" + std::to_string(offset));
+    json got = page(limit, offset);
+    ASSERT_EQ(got.size(), n) << got;
+    for (std::size_t i = 0; i < n; ++i) {
+      EXPECT_EQ(got[i].value("cluster_id", ""), want_ids[first_rank + i]) << got;
+      EXPECT_EQ(got[i].value("count", -1), plan[first_rank + i].second) << got;
+    }
+  };
+  expect_page(2, 0, 0, 2);
+  expect_page(2, 2, 2, 2);
+  expect_page(3, 1, 1, 3);
+  expect_page(10, 0, 0, 4);
+  expect_page(2, 4, 0, 0);
+  expect_page(5, 100, 0, 0);
+
+  HttpResponse all = http_get(port, "/clusters");
+  ASSERT_EQ(all.status, 200) << all.describe();
+  EXPECT_EQ(all.json_body().value("clusters", json::array()).size(), plan.size()) << all.describe();
+
+  ProcessExit e = server.stop();
+  EXPECT_TRUE(e.clean()) << e.describe() << "\n" << server.log_text();
+}
+
+// --- defaults: a server without limit flags ---
+
+TEST(HttpDefaults, DefaultLineAndBodyLimits) {
+  ServerProcess server;
+  ASSERT_TRUE(server.start_ready());
+  const int port = server.http_port();
+  // 64 KiB + a bit: over the default max_line_bytes, far under max_body_bytes.
+  HttpResponse r = post_infer(port, long_text(64 * 1024 + 100));
+  EXPECT_TRUE(r.status == 413 || r.status == 400) << r.describe();
+  EXPECT_TRUE(is_json_error(r));
+  // Default max_body_bytes is 8 MiB: a 9 MiB body gets 413.
+  HttpResponse big = post_infer(port, long_text(9u << 20));
+  EXPECT_TRUE(is_json_error(big, 413));
+  // A normal line on the same server works.
+  HttpResponse ok = post_infer(port, "User alice logged in");
+  EXPECT_EQ(ok.status, 200) << ok.describe();
+  EXPECT_TRUE(is_inference_result(ok.json_body()));
+  ProcessExit e = server.stop();
+  EXPECT_TRUE(e.clean()) << e.describe() << "\n" << server.log_text();
+}
+
+}  // namespace
+}  // namespace logsift_it
