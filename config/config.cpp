@@ -60,6 +60,14 @@ T checked_number(const std::string& key, const json& v) {
           },                                                                           \
           [](const Config& c) { return json(c.field); }}
 
+#define LS_DOUBLE(field)                                                               \
+  KeyDesc{#field,                                                                      \
+          [](Config& c, const json& v) {                                               \
+            if (!v.is_number()) throw ConfigError(#field, "expected a number, got " + v.dump()); \
+            c.field = v.get<double>();                                                 \
+          },                                                                           \
+          [](const Config& c) { return json(c.field); }}
+
 void set_premask(Config& c, const json& v) {
   if (!v.is_array()) throw ConfigError("premask", "expected an array of {name, regex}");
   std::vector<PremaskPattern> out;
@@ -104,7 +112,12 @@ const std::vector<KeyDesc>& key_table() {
       LS_INT(tcp_idle_timeout_ms), LS_BOOL(tcp_replies), LS_INT(tcp_max_inflight_batches),
       LS_INT(max_labels), LS_INT(shutdown_grace_ms), LS_INT(mailbox_capacity), LS_INT(batch_max_lines),
       LS_INT(batch_max_delay_us), LS_INT(torch_threads), LS_INT(embedding_dim), LS_INT(lsh_bits),
-      LS_INT(lsh_seed), LS_INT(catalog_examples), LS_STR(log_level),
+      LS_INT(lsh_seed), LS_INT(catalog_examples), LS_STR(series_windows), LS_INT(series_buckets),
+      LS_INT(aggregator_max_clusters), LS_INT(alert_cooldown_ms), LS_INT(alert_threshold),
+      LS_INT(alert_threshold_window_ms), LS_DOUBLE(alert_spike_factor), LS_INT(alert_spike_min_count),
+      LS_INT(alert_spike_window_ms), LS_INT(alert_max_examples), LS_INT(delivery_timeout_ms),
+      LS_INT(delivery_first_retry_ms), LS_INT(delivery_max_backoff_ms), LS_INT(delivery_max_attempts),
+      LS_INT(delivery_max_age_ms), LS_INT(delivery_concurrency), LS_STR(alert_external_url), LS_STR(log_level),
       KeyDesc{"premask", set_premask, get_premask},
   };
   return table;
@@ -166,6 +179,10 @@ void Config::apply_string(const std::string& raw_key, const std::string& value) 
     if (value == "true" || value == "1" || value == "yes" || value == "on") v = true;
     else if (value == "false" || value == "0" || value == "no" || value == "off") v = false;
     else throw ConfigError(key, "expected true or false, got '" + value + "'");
+  } else if (current.is_number_float()) {
+    static const RE2 float_re("[-+]?[0-9]+(?:\\.[0-9]+)?(?:[eE][-+]?[0-9]+)?");
+    if (!RE2::FullMatch(value, float_re)) throw ConfigError(key, "expected a number, got '" + value + "'");
+    v = std::stod(value);
   } else if (current.is_number()) {
     // Strict integer syntax: no trailing junk, no floats.
     static const RE2 int_re("[-+]?[0-9]+");
@@ -231,6 +248,23 @@ void Config::validate() const {
   require_range("embedding_dim", embedding_dim, 8, 65536);
   require_range("lsh_bits", lsh_bits, 1, 64);
   require_range("catalog_examples", catalog_examples, 0, 100);
+  series_windows_ms();  // throws naming series_windows
+  require_range("series_buckets", series_buckets, 1, 3600);
+  require_range("aggregator_max_clusters", aggregator_max_clusters, 1, 100000000);
+  require_range("alert_cooldown_ms", alert_cooldown_ms, 0, int64_t{30} * 86400000);
+  require_range("alert_threshold", alert_threshold, 1, int64_t{1} << 40);
+  require_range("alert_threshold_window_ms", alert_threshold_window_ms, 1000, int64_t{30} * 86400000);
+  if (!(alert_spike_factor >= 1.0 && alert_spike_factor <= 1e6))
+    throw ConfigError("alert_spike_factor", "must be in [1, 1e6]");
+  require_range("alert_spike_min_count", alert_spike_min_count, 1, int64_t{1} << 40);
+  require_range("alert_spike_window_ms", alert_spike_window_ms, 1000, int64_t{30} * 86400000);
+  require_range("alert_max_examples", alert_max_examples, 0, 50);
+  require_range("delivery_timeout_ms", delivery_timeout_ms, 10, 600000);
+  require_range("delivery_first_retry_ms", delivery_first_retry_ms, 1, 3600000);
+  require_range("delivery_max_backoff_ms", delivery_max_backoff_ms, delivery_first_retry_ms, 86400000);
+  require_range("delivery_max_attempts", delivery_max_attempts, 1, 1000);
+  require_range("delivery_max_age_ms", delivery_max_age_ms, 1000, int64_t{365} * 86400000);
+  require_range("delivery_concurrency", delivery_concurrency, 1, 256);
   static const char* levels[] = {"trace", "debug", "info", "warn", "error", "critical", "off"};
   if (std::find(std::begin(levels), std::end(levels), log_level) == std::end(levels))
     throw ConfigError("log_level", "must be one of trace, debug, info, warn, error, critical, off");
@@ -241,6 +275,36 @@ void Config::validate() const {
     if (!re.ok()) throw ConfigError(where + ".regex", "invalid RE2 pattern: " + re.error());
     if (RE2::FullMatch("", re)) throw ConfigError(where + ".regex", "must not match the empty string");
   }
+}
+
+std::optional<int64_t> parse_duration_ms(std::string_view text) {
+  static const RE2 re("([0-9]+)(ms|s|m|h|d)?");
+  std::string num, unit;
+  if (!RE2::FullMatch(re2::StringPiece(text.data(), text.size()), re, &num, &unit)) return std::nullopt;
+  if (num.size() > 12) return std::nullopt;
+  int64_t n = std::stoll(num);
+  if (unit.empty() || unit == "ms") return n;
+  if (unit == "s") return n * 1000;
+  if (unit == "m") return n * 60000;
+  if (unit == "h") return n * 3600000;
+  return n * 86400000;
+}
+
+std::vector<int64_t> Config::series_windows_ms() const {
+  std::vector<int64_t> out;
+  std::string_view rest = series_windows;
+  while (!rest.empty()) {
+    auto comma = rest.find(',');
+    std::string_view item = rest.substr(0, comma);
+    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+    auto ms = parse_duration_ms(item);
+    if (!ms || *ms < 1000) throw ConfigError("series_windows", "bad window '" + std::string(item) + "' (e.g. 1m,5m,1h)");
+    out.push_back(*ms);
+    rest.remove_prefix(comma == std::string_view::npos ? rest.size() : comma + 1);
+  }
+  if (out.empty()) throw ConfigError("series_windows", "needs at least one window");
+  return out;
 }
 
 json Config::to_json() const {

@@ -50,9 +50,32 @@ struct Config {
   uint64_t lsh_seed = 0;
 
   int catalog_examples = 0;
+
+  std::string series_windows;
+  int series_buckets = 0;
+  int aggregator_max_clusters = 0;
+  int64_t alert_cooldown_ms = 0;
+  int64_t alert_threshold = 0;
+  int64_t alert_threshold_window_ms = 0;
+  double alert_spike_factor = 0;
+  int64_t alert_spike_min_count = 0;
+  int64_t alert_spike_window_ms = 0;
+  int alert_max_examples = 0;
+
+  int delivery_timeout_ms = 0;
+  int delivery_first_retry_ms = 0;
+  int delivery_max_backoff_ms = 0;
+  int delivery_max_attempts = 0;
+  int64_t delivery_max_age_ms = 0;
+  int delivery_concurrency = 0;
+  std::string alert_external_url;
+
   std::string log_level;
 
   std::vector<PremaskPattern> premask;
+
+  // series_windows parsed ("1m,5m,1h" -> ms); throws ConfigError.
+  std::vector<int64_t> series_windows_ms() const;
 
   // The embedded defaults (config/logsift.jsonc).
   static Config defaults();
@@ -82,6 +105,9 @@ struct ConfigError : std::runtime_error {
       : std::runtime_error("config key '" + key + "': " + what), key(key) {}
   std::string key;
 };
+
+// "30s", "5m", "1h", "250ms" or a plain number of ms -> ms; nullopt if malformed.
+std::optional<int64_t> parse_duration_ms(std::string_view text);
 
 // "http-port" / "http_port" / "HTTP_PORT" -> "http_port"
 std::string normalize_config_key(std::string name);

@@ -50,6 +50,14 @@ std::string Metrics::prometheus() const {
   counter("logsift_id_cache_misses_total", "Templates embedded and hashed.", id_cache_misses.get());
   counter("logsift_catalog_errors_total", "Catalog write failures.", catalog_errors.get());
   counter("logsift_labels_dropped_total", "Labels dropped over max_labels.", labels_dropped.get());
+  counter("logsift_alerts_raised_total", "Alert events raised by the rules.", alerts_raised.get());
+  counter("logsift_alerts_enqueued_total", "Alerts written to the outbox (per subscription).", alerts_enqueued.get());
+  counter("logsift_alerts_delivered_total", "Alerts acknowledged by a receiver (2xx).", alerts_delivered.get());
+  counter("logsift_alert_attempts_failed_total", "Delivery attempts that failed and will be retried.",
+          alert_attempts_failed.get());
+  counter("logsift_alerts_dead_lettered_total", "Alerts moved to failed (dead letter).", alerts_dead_lettered.get());
+  counter("logsift_aggregator_evictions_total", "Clusters evicted from the aggregator's bounded state.",
+          aggregator_evictions.get());
   o << "# HELP logsift_connections_active Open HTTP and TCP connections.\n"
     << "# TYPE logsift_connections_active gauge\nlogsift_connections_active " << connections_active.get() << '\n';
   o << "# HELP logsift_rejected_total Input rejected, by reason.\n# TYPE logsift_rejected_total counter\n";

@@ -59,6 +59,12 @@ struct Metrics {
   Counter id_cache_misses;
   Counter catalog_errors;
   Counter labels_dropped;
+  Counter alerts_raised;       // alert events from the aggregator
+  Counter alerts_enqueued;     // outbox rows written (one per matching subscription)
+  Counter alerts_delivered;
+  Counter alert_attempts_failed;  // attempts that will be retried
+  Counter alerts_dead_lettered;
+  Counter aggregator_evictions;
   std::array<Counter, static_cast<size_t>(Reject::kCount)> rejected;
 
   void reject(Reject r) { rejected[static_cast<size_t>(r)].inc(); }

@@ -25,8 +25,9 @@ TEST(Config, EmbeddedDefaultsAreValidAndDocumented) {
   EXPECT_EQ(c.lsh_bits, 64);
   EXPECT_GE(c.premask.size(), 10u);
   auto docs = Config::key_docs();
-  for (const auto& k : Config::keys())
+  for (const auto& k : Config::keys()) {
     if (k != "premask") EXPECT_FALSE(docs[k].empty()) << "undocumented key " << k;
+  }
 }
 
 TEST(Config, FlagsAndEnvOverride) {
@@ -92,6 +93,20 @@ TEST(Config, FileWithCommentsOverlaysDefaults) {
   }
   EXPECT_EQ(error_key([&] { Config::defaults().apply_file(path); }), "tcp_port");
   EXPECT_EQ(error_key([&] { Config::defaults().apply_file(path + ".missing"); }), "config");
+}
+
+TEST(Config, FloatKeysAndDurations) {
+  Config c = Config::defaults();
+  c.apply_string("alert-spike-factor", "2.5");
+  EXPECT_DOUBLE_EQ(c.alert_spike_factor, 2.5);
+  EXPECT_EQ(error_key([&] { c.apply_string("alert_spike_factor", "x"); }), "alert_spike_factor");
+  EXPECT_EQ(parse_duration_ms("5m"), 300000);
+  EXPECT_EQ(parse_duration_ms("250ms"), 250);
+  EXPECT_EQ(parse_duration_ms("1500"), 1500);
+  EXPECT_FALSE(parse_duration_ms("5 minutes"));
+  EXPECT_EQ(c.series_windows_ms(), (std::vector<int64_t>{60000, 300000, 3600000}));
+  c.series_windows = "1m,,x";
+  EXPECT_EQ(error_key([&] { c.validate(); }), "series_windows");
 }
 
 TEST(Config, PremaskAsJsonFromEnvOrFlag) {
