@@ -26,7 +26,8 @@ TEST(Config, EmbeddedDefaultsAreValidAndDocumented) {
   EXPECT_GE(c.premask.size(), 10u);
   auto docs = Config::key_docs();
   for (const auto& k : Config::keys()) {
-    if (k != "premask") EXPECT_FALSE(docs[k].empty()) << "undocumented key " << k;
+    if (k == "premask") continue;  // documented by the block comment above it
+    EXPECT_FALSE(docs[k].empty()) << "undocumented key " << k;
   }
 }
 
