@@ -111,7 +111,9 @@ const std::vector<KeyDesc>& key_table() {
       LS_INT(max_line_bytes), LS_INT(max_lines_per_request), LS_INT(http_idle_timeout_ms),
       LS_INT(tcp_idle_timeout_ms), LS_BOOL(tcp_replies), LS_INT(tcp_max_inflight_batches),
       LS_INT(max_labels), LS_INT(shutdown_grace_ms), LS_INT(mailbox_capacity), LS_INT(batch_max_lines),
-      LS_INT(batch_max_delay_us), LS_INT(torch_threads), LS_INT(embedding_dim), LS_INT(lsh_bits),
+      LS_INT(batch_max_delay_us), LS_INT(torch_threads), LS_INT(embedding_dim),
+      LS_STR(denoiser_model), LS_DOUBLE(denoiser_threshold), LS_DOUBLE(denoiser_probe_margin),
+      LS_INT(denoiser_cache_entries), LS_INT(denoiser_max_forward_tokens), LS_INT(lsh_bits),
       LS_INT(lsh_seed), LS_INT(catalog_examples), LS_STR(series_windows), LS_INT(series_buckets),
       LS_INT(aggregator_max_clusters), LS_INT(alert_cooldown_ms), LS_INT(alert_threshold),
       LS_INT(alert_threshold_window_ms), LS_DOUBLE(alert_spike_factor), LS_INT(alert_spike_min_count),
@@ -248,6 +250,13 @@ void Config::validate() const {
   require_range("embedding_dim", embedding_dim, 8, 65536);
   require_range("lsh_bits", lsh_bits, 1, 64);
   require_range("catalog_examples", catalog_examples, 0, 100);
+  if (denoiser_model.empty()) throw ConfigError("denoiser_model", "use \"builtin\", \"none\" or a file path");
+  if (!(denoiser_threshold > 0.0 && denoiser_threshold < 1.0))
+    throw ConfigError("denoiser_threshold", "must be in (0, 1)");
+  if (!(denoiser_probe_margin >= 0.0 && denoiser_probe_margin < 0.5))
+    throw ConfigError("denoiser_probe_margin", "must be in [0, 0.5)");
+  require_range("denoiser_cache_entries", denoiser_cache_entries, 16, 100000000);
+  require_range("denoiser_max_forward_tokens", denoiser_max_forward_tokens, 1, 65536);
   series_windows_ms();  // throws naming series_windows
   require_range("series_buckets", series_buckets, 1, 3600);
   require_range("aggregator_max_clusters", aggregator_max_clusters, 1, 100000000);

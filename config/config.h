@@ -45,6 +45,11 @@ struct Config {
   int batch_max_delay_us = 0;
   int torch_threads = 0;
   int embedding_dim = 0;
+  std::string denoiser_model;
+  double denoiser_threshold = 0;
+  double denoiser_probe_margin = 0;
+  int denoiser_cache_entries = 0;
+  int denoiser_max_forward_tokens = 0;
 
   int lsh_bits = 0;
   uint64_t lsh_seed = 0;

@@ -58,6 +58,10 @@ std::string Metrics::prometheus() const {
   counter("logsift_alerts_dead_lettered_total", "Alerts moved to failed (dead letter).", alerts_dead_lettered.get());
   counter("logsift_aggregator_evictions_total", "Clusters evicted from the aggregator's bounded state.",
           aggregator_evictions.get());
+  counter("logsift_denoise_tokens_total", "Word tokens scored by the denoiser.", denoise_tokens.get());
+  counter("logsift_denoise_token_cache_hits_total", "Tokens decided by the context-free token cache.",
+          denoise_token_cache_hits.get());
+  counter("logsift_denoise_model_rows_total", "Rows run through the denoiser model.", denoise_model_rows.get());
   o << "# HELP logsift_connections_active Open HTTP and TCP connections.\n"
     << "# TYPE logsift_connections_active gauge\nlogsift_connections_active " << connections_active.get() << '\n';
   o << "# HELP logsift_rejected_total Input rejected, by reason.\n# TYPE logsift_rejected_total counter\n";

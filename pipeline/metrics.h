@@ -65,6 +65,9 @@ struct Metrics {
   Counter alert_attempts_failed;  // attempts that will be retried
   Counter alerts_dead_lettered;
   Counter aggregator_evictions;
+  Counter denoise_tokens;
+  Counter denoise_token_cache_hits;
+  Counter denoise_model_rows;
   std::array<Counter, static_cast<size_t>(Reject::kCount)> rejected;
 
   void reject(Reject r) { rejected[static_cast<size_t>(r)].inc(); }

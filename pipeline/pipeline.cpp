@@ -6,7 +6,9 @@
 
 #include "lsh/lsh.h"
 #include "models/torch_runtime.h"
+#include "pipeline/aggregator_stage.h"
 #include "pipeline/catalog.h"
+#include "pipeline/denoise.h"
 #include "pipeline/metrics.h"
 #include "pipeline/stages.h"
 
@@ -16,10 +18,12 @@ struct Pipeline::Impl {
   Config config;
   ClusterIdCache id_cache{1 << 18};
   std::unique_ptr<PremaskStage> premask;
+  std::unique_ptr<DenoiseStage> denoise;  // null when denoiser_model = "none"
   std::unique_ptr<TemplateStage> templ;
   std::unique_ptr<EmbedStage> embed;
   std::unique_ptr<LshStage> lsh;
   std::unique_ptr<CatalogStage> catalog;
+  std::unique_ptr<AggregatorStage> aggregator;  // only with a catalog
   std::vector<Stage*> chain;
   std::string encoder_version;
   int encoder_dim = 0;
@@ -27,18 +31,28 @@ struct Pipeline::Impl {
   std::mutex stop_mu;
 };
 
-Pipeline::Pipeline(const Config& config, Catalog* catalog) : impl_(new Impl) {
+Pipeline::Pipeline(const Config& config, Catalog* catalog,
+                   std::function<void(std::vector<alerts::AlertEvent>&&)> sink)
+    : impl_(new Impl) {
   auto& s = *impl_;
   s.config = config;
   auto encoder = models::make_hashed_feature_encoder(config.embedding_dim);
   s.encoder_version = encoder->version();
   s.encoder_dim = encoder->dim();
   s.premask = std::make_unique<PremaskStage>(config);
+  if (config.denoiser_model != "none")
+    s.denoise = std::make_unique<DenoiseStage>(config, models::load_token_scorer(config.denoiser_model));
   s.templ = std::make_unique<TemplateStage>(config);
   s.embed = std::make_unique<EmbedStage>(config, std::move(encoder), &s.id_cache);
   s.lsh = std::make_unique<LshStage>(config, s.encoder_dim, &s.id_cache);
   s.catalog = std::make_unique<CatalogStage>(config, catalog);
-  s.chain = {s.premask.get(), s.templ.get(), s.embed.get(), s.lsh.get(), s.catalog.get()};
+  if (catalog) s.aggregator = std::make_unique<AggregatorStage>(config, std::move(sink));
+  s.chain = {s.premask.get()};
+  if (s.denoise) s.chain.push_back(s.denoise.get());
+  for (Stage* st : {static_cast<Stage*>(s.templ.get()), static_cast<Stage*>(s.embed.get()),
+                    static_cast<Stage*>(s.lsh.get()), static_cast<Stage*>(s.catalog.get())})
+    s.chain.push_back(st);
+  if (s.aggregator) s.chain.push_back(s.aggregator.get());
   for (size_t i = 0; i + 1 < s.chain.size(); ++i) s.chain[i]->set_next(s.chain[i + 1]);
   for (Stage* st : s.chain) st->start();
 }
@@ -87,11 +101,41 @@ nlohmann::json Pipeline::info() const {
   const auto& s = *impl_;
   auto rt = models::runtime_info();
   return {{"encoder", {{"version", s.encoder_version}, {"dim", s.encoder_dim}}},
-          {"denoiser", nullptr},
+          {"denoiser", s.denoise ? nlohmann::json{{"version", s.denoise->info().version},
+                                                  {"threshold", s.config.denoiser_threshold},
+                                                  {"context", s.denoise->info().context},
+                                                  {"max_len", s.denoise->info().max_len}}
+                                 : nlohmann::json(nullptr)},
           {"lsh", {{"method", "random-hyperplane"}, {"bits", s.lsh->lsh().bits()}, {"seed", s.lsh->lsh().seed()}}},
           {"premask_patterns", s.config.premask.size()},
           {"torch", {{"version", rt.torch_version}}},
           {"batching", {{"max_lines", s.config.batch_max_lines}, {"max_delay_us", s.config.batch_max_delay_us}}}};
+}
+
+void Pipeline::set_alert_rules(std::vector<alerts::RuleSpec> rules) {
+  if (impl_->aggregator) impl_->aggregator->set_rules(std::move(rules));
+}
+
+std::optional<nlohmann::json> Pipeline::series(uint64_t cluster_id, int64_t window_ms) {
+  if (!impl_->aggregator) return std::nullopt;
+  return impl_->aggregator->series(cluster_id, window_ms);
+}
+
+nlohmann::json Pipeline::stats() const {
+  nlohmann::json j = nlohmann::json::object();
+  if (impl_->denoise) {
+    auto d = impl_->denoise->stats();
+    j["denoise"] = {{"tokens", d.tokens},
+                    {"token_cache_hits", d.token_cache_hits},
+                    {"exact_cache_hits", d.exact_cache_hits},
+                    {"probed_strings", d.probed_strings},
+                    {"model_rows", d.model_rows},
+                    {"forward_calls", d.forward_calls},
+                    {"token_cache_hit_rate", d.tokens ? double(d.token_cache_hits) / double(d.tokens) : 0.0},
+                    {"cache_hit_rate",
+                     d.tokens ? double(d.token_cache_hits + d.exact_cache_hits) / double(d.tokens) : 0.0}};
+  }
+  return j;
 }
 
 nlohmann::json record_result_json(const Record& r, bool with_new) {

@@ -3,13 +3,16 @@
 // batches leave in the order they entered and a slow stage pushes back.
 #pragma once
 
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
 
 #include "config/config.h"
+#include "pipeline/aggregator.h"
 #include "pipeline/record.h"
 
 namespace logsift {
@@ -19,9 +22,12 @@ class Stage;
 
 class Pipeline {
  public:
-  // catalog may be null (batch CLI use: ids and templates only, no "new").
+  // catalog may be null (batch CLI use: ids and templates only, no "new",
+  // no alerts). With a catalog, an aggregator stage counts windows and sends
+  // raised alerts to `sink` (which may be empty: counts and series only).
   // Throws ConfigError / std::runtime_error when a stage cannot be built.
-  Pipeline(const Config& config, Catalog* catalog);
+  Pipeline(const Config& config, Catalog* catalog,
+           std::function<void(std::vector<alerts::AlertEvent>&&)> sink = nullptr);
   ~Pipeline();
   Pipeline(const Pipeline&) = delete;
   Pipeline& operator=(const Pipeline&) = delete;
@@ -40,6 +46,14 @@ class Pipeline {
 
   // Model versions and LSH parameters: the cluster-id contract.
   nlohmann::json info() const;
+  // Alert rules evaluated by the aggregator (the union over subscriptions).
+  void set_alert_rules(std::vector<alerts::RuleSpec> rules);
+  // Counts over time; nullopt: unknown cluster (or no aggregator). Throws
+  // std::invalid_argument for a window that is not configured.
+  std::optional<nlohmann::json> series(uint64_t cluster_id, int64_t window_ms);
+
+  // Cache and model counters (e.g. the denoiser's cache hit rates).
+  nlohmann::json stats() const;
 
  private:
   struct Impl;

@@ -9,6 +9,8 @@
 #include "pipeline/catalog.h"
 #include "pipeline/envelope.h"
 #include "pipeline/metrics.h"
+#include "service/alert_router.h"
+#include "service/alert_store.h"
 
 namespace logsift {
 namespace {
@@ -233,6 +235,107 @@ HttpResponse handle_cluster(ServerContext& ctx, const HttpRequest& req, std::str
   return json_response(req, http::status::ok, *c);
 }
 
+HttpResponse bad_field(const HttpRequest& req, const std::string& field, const std::string& message) {
+  metrics().reject(Reject::kBadRequest);
+  return make_response(req.version(), req.keep_alive(), http::status::bad_request,
+                       dump({{"error", message}, {"field", field}}) + "\n");
+}
+
+HttpResponse handle_series(ServerContext& ctx, const HttpRequest& req, std::string_view id_text, const Target& t) {
+  uint64_t id;
+  if (!lsh::parse_id(id_text, &id))
+    return error_response(req.version(), req.keep_alive(), http::status::bad_request, Reject::kBadRequest,
+                          "cluster id must be 16 hex digits");
+  const std::string* w = t.get("window");
+  auto window = w ? parse_duration_ms(*w) : std::optional<int64_t>(ctx.config.series_windows_ms().front());
+  if (!window)
+    return error_response(req.version(), req.keep_alive(), http::status::bad_request, Reject::kBadRequest,
+                          "'window' must be a duration such as 1m, 5m or 1h");
+  try {
+    auto s = ctx.pipeline->series(id, *window);
+    if (!s)
+      return error_response(req.version(), req.keep_alive(), http::status::not_found, Reject::kNotFound,
+                            "no recent counts for cluster " + std::string(id_text));
+    return json_response(req, http::status::ok, *s);
+  } catch (const std::invalid_argument&) {
+    return error_response(req.version(), req.keep_alive(), http::status::bad_request, Reject::kBadRequest,
+                          "window not kept; configured series_windows: " + ctx.config.series_windows);
+  }
+}
+
+HttpResponse handle_subscriptions(ServerContext& ctx, const HttpRequest& req, std::string_view rest) {
+  if (!ctx.alert_router) return json_response(req, http::status::not_found, {{"error", "alerts disabled"}});
+  if (rest.empty()) {
+    if (req.method() == http::verb::get) {
+      json subs = json::array();
+      for (const auto& s : ctx.alert_store->subscriptions()) subs.push_back(s.to_json());
+      return json_response(req, http::status::ok, {{"subscriptions", subs}});
+    }
+    if (req.method() != http::verb::post)
+      return error_response(req.version(), req.keep_alive(), http::status::method_not_allowed,
+                            Reject::kMethodNotAllowed, "use GET or POST on /subscriptions");
+    json body = json::parse(req.body(), nullptr, false);
+    if (body.is_discarded())
+      return error_response(req.version(), req.keep_alive(), http::status::bad_request, Reject::kMalformedJson,
+                            "body is not valid JSON");
+    try {
+      return json_response(req, http::status::created, ctx.alert_router->create(body));
+    } catch (const FieldError& e) {
+      return bad_field(req, e.field, e.what());
+    }
+  }
+  std::string id(rest);
+  if (req.method() == http::verb::get) {
+    auto s = ctx.alert_store->subscription(id);
+    if (!s)
+      return error_response(req.version(), req.keep_alive(), http::status::not_found, Reject::kNotFound,
+                            "no subscription " + id);
+    return json_response(req, http::status::ok, s->to_json());
+  }
+  if (req.method() == http::verb::delete_) {
+    if (!ctx.alert_router->remove(id))
+      return error_response(req.version(), req.keep_alive(), http::status::not_found, Reject::kNotFound,
+                            "no subscription " + id);
+    HttpResponse res{http::status::no_content, req.version()};
+    res.keep_alive(req.keep_alive());
+    res.prepare_payload();
+    return res;
+  }
+  return error_response(req.version(), req.keep_alive(), http::status::method_not_allowed,
+                        Reject::kMethodNotAllowed, "use GET or DELETE on /subscriptions/{id}");
+}
+
+HttpResponse handle_alerts(ServerContext& ctx, const HttpRequest& req, const Target& t) {
+  if (!ctx.alert_store) return json_response(req, http::status::not_found, {{"error", "alerts disabled"}});
+  std::string status;
+  if (auto* v = t.get("status")) {
+    status = *v;
+    if (status != "pending" && status != "delivered" && status != "failed")
+      return bad_field(req, "status", "'status' must be pending, delivered or failed");
+  }
+  int64_t limit = 100, offset = 0;
+  if (auto* v = t.get("limit"); v && !parse_int_param(*v, 1, 1000, &limit))
+    return bad_field(req, "limit", "'limit' must be an integer in [1, 1000]");
+  if (auto* v = t.get("offset"); v && !parse_int_param(*v, 0, int64_t{1} << 40, &offset))
+    return bad_field(req, "offset", "'offset' must be a non-negative integer");
+  json alerts = json::array();
+  for (const auto& r : ctx.alert_store->list(status, limit, offset)) alerts.push_back(r.to_json());
+  return json_response(req, http::status::ok, {{"alerts", alerts}, {"total", ctx.alert_store->count(status)}});
+}
+
+HttpResponse handle_alert_retry(ServerContext& ctx, const HttpRequest& req, const std::string& id) {
+  if (!ctx.alert_store) return json_response(req, http::status::not_found, {{"error", "alerts disabled"}});
+  auto row = ctx.alert_store->get(id);
+  if (!row)
+    return error_response(req.version(), req.keep_alive(), http::status::not_found, Reject::kNotFound,
+                          "no alert " + id);
+  if (!ctx.alert_store->retry(id, now_ms()))
+    return json_response(req, http::status::conflict,
+                         {{"error", "alert " + id + " is " + row->status + ", only failed alerts can be retried"}});
+  ctx.alert_router->wake_delivery();
+  return json_response(req, http::status::accepted, {{"id", id}, {"status", "pending"}});
+}
+
 }  // namespace
 
 HttpResponse error_response(unsigned version, bool keep_alive, http::status status, Reject reason,
@@ -271,8 +374,20 @@ void handle_http_request(ServerContext& ctx, AnyExecutor ex, HttpRequest&& req, 
       if (only(http::verb::get)) respond(json_response(req, http::status::ok, ctx.pipeline->info()));
     } else if (t.path == "/clusters") {
       if (only(http::verb::get)) respond(handle_clusters(ctx, req, t));
+    } else if (t.path.starts_with("/clusters/") && t.path.ends_with("/series")) {
+      std::string_view id = std::string_view(t.path).substr(10);
+      id.remove_suffix(7);
+      if (only(http::verb::get)) respond(handle_series(ctx, req, id, t));
     } else if (t.path.starts_with("/clusters/")) {
       if (only(http::verb::get)) respond(handle_cluster(ctx, req, std::string_view(t.path).substr(10)));
+    } else if (t.path == "/subscriptions" || t.path.starts_with("/subscriptions/")) {
+      std::string_view rest = std::string_view(t.path).substr(std::min<size_t>(t.path.size(), 15));
+      respond(handle_subscriptions(ctx, req, rest));
+    } else if (t.path == "/alerts") {
+      if (only(http::verb::get)) respond(handle_alerts(ctx, req, t));
+    } else if (t.path.starts_with("/alerts/") && t.path.ends_with("/retry")) {
+      std::string id = t.path.substr(8, t.path.size() - 8 - 6);
+      if (only(http::verb::post)) respond(handle_alert_retry(ctx, req, id));
     } else {
       respond(error_response(req.version(), req.keep_alive(), http::status::not_found, Reject::kNotFound,
                              "no route " + t.path));

@@ -147,6 +147,7 @@ int cmd_cluster(const Args& a) {
   }
   pipeline.stop();
   std::fflush(stdout);
+  if (a.has("stats")) std::cerr << pipeline.stats().dump() << "\n";
   return 0;
 }
 
@@ -215,9 +216,10 @@ int help(const std::string& cmd) {
                  "bound addresses are logged as `listening http=HOST:PORT tcp=HOST:PORT`. SIGINT/SIGTERM\n"
                  "stop accepting, finish accepted work, flush the catalog and exit 0.\n";
   } else if (cmd == "cluster") {
-    std::cout << "usage: logsift cluster [FILE|-] [--config FILE] [--KEY VALUE]...\n"
+    std::cout << "usage: logsift cluster [FILE|-] [--stats] [--config FILE] [--KEY VALUE]...\n"
                  "\nClusters each input line (a plain line or a JSON envelope) and prints one JSON object\n"
-                 "per line, in input order: {\"cluster_id\",\"template_id\",\"template\"} or {\"error\"}.\n";
+                 "per line, in input order: {\"cluster_id\",\"template_id\",\"template\"} or {\"error\"}.\n"
+                 "--stats prints cache and model counters as JSON on stderr at the end.\n";
   } else if (cmd == "eval") {
     std::cout << "usage: logsift eval DIR [--json] [--config FILE] [--KEY VALUE]...\n"
                  "\nDIR is laid out like loghub-2k (a datasets.json naming each set's structured csv).\n"
@@ -256,7 +258,7 @@ int main(int argc, char** argv) {
   if (wants_help(argc, argv)) return help(cmd);
   Args args;
   try {
-    args = parse_args(argc, argv, 2, {"json"});
+    args = parse_args(argc, argv, 2, {"json", "stats"});
   } catch (const logsift::ConfigError& e) {
     std::cerr << "logsift " << cmd << ": invalid configuration: " << e.what() << "\n";
     return 2;

@@ -12,6 +12,9 @@
 #include "pipeline/catalog.h"
 #include "pipeline/metrics.h"
 #include "pipeline/pipeline.h"
+#include "service/alert_router.h"
+#include "service/alert_store.h"
+#include "service/delivery.h"
 #include "service/http_session.h"
 #include "service/server_context.h"
 #include "service/tcp_session.h"
@@ -88,19 +91,33 @@ std::string endpoint_text(const tcp::endpoint& ep) {
 int run_server(const Config& config) {
   ServerContext ctx;
   ctx.config = config;
+  // Declaration order is destruction order in reverse: the pipeline (whose
+  // aggregator calls the router) goes before the router and the stores.
   std::unique_ptr<Catalog> catalog;
+  std::unique_ptr<AlertStore> alert_store;
+  std::unique_ptr<AlertRouter> router;
   std::unique_ptr<Pipeline> pipeline;
   try {
     catalog = std::make_unique<Catalog>(config.data_dir, config.catalog_examples);
-    pipeline = std::make_unique<Pipeline>(config, catalog.get());
+    alert_store = std::make_unique<AlertStore>(config.data_dir);
+    router = std::make_unique<AlertRouter>(*alert_store, config);
+    pipeline = std::make_unique<Pipeline>(config, catalog.get(), [r = router.get()](auto&& events) {
+      r->on_alerts(std::move(events));
+    });
   } catch (const std::exception& e) {
     spdlog::critical("startup failed: {}", e.what());
     return 1;
   }
   ctx.catalog = catalog.get();
   ctx.pipeline = pipeline.get();
+  ctx.alert_store = alert_store.get();
+  ctx.alert_router = router.get();
 
   net::io_context ioc(config.io_threads);
+  // Pending alerts left by an earlier run (even a kill -9) go out now.
+  auto delivery = std::make_shared<DeliveryWorker>(ioc, *alert_store, config);
+  router->attach(pipeline.get(), delivery);
+  delivery->start();
   std::shared_ptr<Listener> http_listener, tcp_listener;
   try {
     http_listener = std::make_shared<Listener>(
@@ -147,6 +164,8 @@ int run_server(const Config& config) {
     spdlog::warn("shutdown grace over with {} connections open", ctx.connections.load());
   // 3. Drain the pipeline (all accepted batches reach the catalog), 4. flush.
   pipeline->stop();
+  // Undelivered alerts stay in the outbox (durable) for the next start.
+  delivery->stop();
   work.reset();
   ioc.stop();
   for (auto& t : threads) t.join();

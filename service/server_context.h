@@ -17,6 +17,8 @@
 namespace logsift {
 
 class Catalog;
+class AlertRouter;
+class AlertStore;
 
 // A connection that can be asked to finish its accepted work and close.
 class Session {
@@ -29,6 +31,8 @@ struct ServerContext {
   Config config;
   Pipeline* pipeline = nullptr;
   Catalog* catalog = nullptr;
+  AlertRouter* alert_router = nullptr;
+  AlertStore* alert_store = nullptr;
   std::atomic<bool> ready{false};
   std::atomic<bool> draining{false};
   std::atomic<int> connections{0};

@@ -1,0 +1,74 @@
+// libtorch lives here (and in the other models/*.cpp) only.
+#include "models/token_scorer.h"
+
+#include <sstream>
+#include <stdexcept>
+
+#include <torch/script.h>
+
+#include "models/builtin_models.h"
+
+namespace logsift::models {
+namespace {
+
+class TorchScriptScorer final : public TokenScorer {
+ public:
+  TorchScriptScorer(torch::jit::Module m, std::string origin) : module_(std::move(m)) {
+    module_.eval();
+    auto attr_str = [&](const char* name, std::string def) {
+      return module_.hasattr(name) ? module_.attr(name).toStringRef() : def;
+    };
+    auto attr_int = [&](const char* name, int def) {
+      return module_.hasattr(name) ? static_cast<int>(module_.attr(name).toInt()) : def;
+    };
+    info_.version = attr_str("version", "unversioned:" + origin);
+    info_.max_len = attr_int("max_len", 32);
+    info_.head = attr_int("head", 24);
+    info_.tail = attr_int("tail", 8);
+    info_.context = attr_str("context", "span");
+    if (info_.max_len <= 0 || info_.head + info_.tail != info_.max_len)
+      throw std::runtime_error("denoiser " + origin + ": inconsistent max_len/head/tail");
+    if (info_.context != "span" && info_.context != "word")
+      throw std::runtime_error("denoiser " + origin + ": unknown context '" + info_.context + "'");
+  }
+
+  const TokenScorerInfo& info() const override { return info_; }
+
+  void score(std::span<const int64_t> ids, size_t n, std::span<float> out) override {
+    if (n == 0) return;
+    const int64_t L = info_.max_len;
+    if (ids.size() != n * 3 * static_cast<size_t>(L) || out.size() < n)
+      throw std::runtime_error("denoiser: bad input size");
+    c10::InferenceMode guard;
+    try {
+      auto x = torch::from_blob(const_cast<int64_t*>(ids.data()), {static_cast<int64_t>(n), 3, L}, torch::kInt64);
+      auto y = module_.forward({x}).toTensor().to(torch::kFloat32).contiguous();
+      if (y.dim() != 1 || y.size(0) != static_cast<int64_t>(n))
+        throw std::runtime_error("denoiser: output shape must be [B]");
+      std::memcpy(out.data(), y.data_ptr<float>(), n * sizeof(float));
+    } catch (const c10::Error& e) {
+      throw std::runtime_error(std::string("denoiser forward: ") + e.what_without_backtrace());
+    }
+  }
+
+ private:
+  torch::jit::Module module_;
+  TokenScorerInfo info_;
+};
+
+}  // namespace
+
+std::unique_ptr<TokenScorer> load_token_scorer(const std::string& path) {
+  try {
+    if (path == "builtin") {
+      auto blob = builtin_denoiser();
+      std::istringstream in(std::string(blob.data(), blob.size()));
+      return std::make_unique<TorchScriptScorer>(torch::jit::load(in, torch::kCPU), "builtin");
+    }
+    return std::make_unique<TorchScriptScorer>(torch::jit::load(path, torch::kCPU), path);
+  } catch (const c10::Error& e) {
+    throw std::runtime_error("cannot load denoiser model '" + path + "': " + e.what_without_backtrace());
+  }
+}
+
+}  // namespace logsift::models

@@ -1,0 +1,35 @@
+// The torch-free interface of the denoiser model: any TorchScript module with
+// the contract forward(int64 [B, 3, L]) -> float [B] (probability that the
+// middle row's token is a variable) plugs in here. See
+// models/training/denoiser/model.py for the encoding of the three rows.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+
+namespace logsift::models {
+
+struct TokenScorerInfo {
+  std::string version;         // part of the cluster-id contract
+  int max_len = 32;            // L
+  int head = 24, tail = 8;     // long tokens keep their first `head` and last `tail` bytes
+  std::string context = "span";  // "span": neighbour span rows; "word": neighbour word rows
+};
+
+class TokenScorer {
+ public:
+  virtual ~TokenScorer() = default;
+  virtual const TokenScorerInfo& info() const = 0;
+  // ids: n * 3 * L int64 (row-major), out: n probabilities. One thread at a
+  // time (the denoise stage's). Throws std::runtime_error on a model error.
+  virtual void score(std::span<const int64_t> ids, size_t n, std::span<float> out) = 0;
+};
+
+// Loads a TorchScript file ("builtin" = the model embedded in the binary).
+// Reads the module's version/max_len/head/tail/context attributes when present.
+// Throws std::runtime_error naming the file on failure.
+std::unique_ptr<TokenScorer> load_token_scorer(const std::string& path_or_builtin);
+
+}  // namespace logsift::models
