@@ -20,13 +20,13 @@ using json = nlohmann::json;
 json rule_defaults(const std::string& kind, const Config& c) {
   if (kind == "threshold")
     return {{"kind", kind},
-            {"threshold", c.alert_threshold},
+            {"threshold", static_cast<uint64_t>(c.alert_threshold)},
             {"window", c.alert_threshold_window_ms},
             {"cooldown", c.alert_cooldown_ms}};
   if (kind == "spike")
     return {{"kind", kind},
             {"spike_factor", c.alert_spike_factor},
-            {"min_count", c.alert_spike_min_count},
+            {"min_count", static_cast<uint64_t>(c.alert_spike_min_count)},
             {"window", c.alert_spike_window_ms},
             {"cooldown", c.alert_cooldown_ms}};
   return {{"kind", kind}};

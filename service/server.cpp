@@ -1,6 +1,7 @@
 #include "service/server.h"
 
 #include <csignal>
+#include <cstdio>
 #include <thread>
 
 #include <boost/asio/executor_work_guard.hpp>
@@ -147,8 +148,10 @@ int run_server(const Config& config) {
   auto work = net::make_work_guard(ioc);
   std::vector<std::thread> threads;
   for (int i = 0; i < config.io_threads; ++i) threads.emplace_back([&ioc] { ioc.run(); });
-  spdlog::info("listening http={} tcp={} data_dir={} catalog={}", endpoint_text(http_listener->local()),
-               endpoint_text(tcp_listener->local()), config.data_dir, catalog->path());
+  // Printed whatever the log level: with port 0 it is how callers learn the ports.
+  std::fprintf(stderr, "logsift: listening http=%s tcp=%s data_dir=%s\n", endpoint_text(http_listener->local()).c_str(),
+               endpoint_text(tcp_listener->local()).c_str(), config.data_dir.c_str());
+  std::fflush(stderr);
 
   while (!stop_requested) std::this_thread::sleep_for(std::chrono::milliseconds(20));
 
