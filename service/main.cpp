@@ -177,7 +177,7 @@ int cmd_tokenize(const Args& a) {
     }
     std::cout << json{{"tokens", toks}, {"template", logsift::render_template(line, tokens)}}.dump(
                      -1, ' ', false, json::error_handler_t::replace)
-              << '\n';
+              << std::endl;  // flushed per line: training drives this as a co-process
   }
   return 0;
 }

@@ -1,0 +1,166 @@
+"""Tests of the denoiser's training code (unittest; pytest also collects them).
+
+    /usr/bin/python3 -m unittest discover -s models/training/denoiser -p 'test_*.py'
+
+The last test is the training smoke test: ``train.py --tiny`` for a few steps
+on 1% of the data, export, reload, check the contract.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import labels as lb  # noqa: E402
+import model as md  # noqa: E402
+import tokens as tk  # noqa: E402
+
+
+def toks(line):
+    b = line.encode()
+    return [(b[s:e].decode(), k) for s, e, k in tk.tokenize(line)]
+
+
+class TokenizerTest(unittest.TestCase):
+    def test_covers_line_in_order(self):
+        line = "Failed password for root from 112.95.230.3 port 46577 ssh2 — done."
+        t = tk.tokenize(line)
+        b = line.encode()
+        self.assertEqual(t[0][0], 0)
+        self.assertEqual(t[-1][1], len(b))
+        for (s1, e1, _), (s2, _, _) in zip(t, t[1:]):
+            self.assertEqual(e1, s2)
+
+    def test_premask_and_split(self):
+        self.assertEqual(toks("port 46577 ssh2"),
+                         [("port", "word"), (" ", "delim"), ("46577", "var"), (" ", "delim"), ("ssh2", "word")])
+        self.assertEqual(toks("to /10.250.6.191:"),
+                         [("to", "word"), (" ", "delim"), ("/", "word"), ("10.250.6.191", "var"), (":", "delim")])
+        self.assertEqual(toks("ok done."), [("ok", "word"), (" ", "delim"), ("done", "word"), (".", "delim")])
+        self.assertEqual(toks("blk_-123"), [("blk_", "word"), ("-123", "var")])
+        # the boundary rule: no match glued to a letter/digit
+        self.assertEqual(toks("v1.2"), [("v1", "word"), (".", "delim"), ("2", "var")])
+        self.assertEqual(toks("ssh2"), [("ssh2", "word")])
+
+    def test_patterns(self):
+        for s in ["e3b0c442-98fc-1c14-9afb-f4c8996fb924", "10.1.2.3:8080", "00:1a:2b:3c:4d:5e",
+                  "0x1b85fe80", "deadbeef01", "-12.5", "2015-10-18 18:01:47,978", "18:01:47",
+                  "http://x.org/a?b=1", "a.b@example.com", "/var/log/app.log", "fe80::1",
+                  "0:0:0:0:0:0:0:2181", "Dec 10 06:55:46", "2005-06-03-15.42.50.675872"]:
+            self.assertEqual(toks(s), [(s, "var")], s)
+        for s in ["deadbeef", "std", "abc123xyz", "/single"]:
+            self.assertNotIn("var", [k for _, k in toks(s)], s)
+
+    def test_byte_offsets_utf8(self):
+        t = tk.tokenize("é 12")
+        self.assertEqual(t, [(0, 2, "word"), (2, 3, "delim"), (3, 5, "var")])
+
+
+class AlignTest(unittest.TestCase):
+    def var_text(self, content, tpl):
+        method, mask = lb.align(content.encode(), tpl.encode())
+        if mask is None:
+            return method, None
+        b = content.encode()
+        return method, "".join(chr(c) if m else "_" for c, m in zip(b, mask))
+
+    def test_exact(self):
+        m, v = self.var_text("Invalid user admin from 1.2.3.4", "Invalid user <*> from <*>")
+        self.assertEqual(m, "exact")
+        self.assertEqual(v.replace("_", ""), "admin1.2.3.4")
+
+    def test_multi_token_and_partial(self):
+        _, v = self.var_text("took 12 ms total", "took <*> total")
+        self.assertEqual(v.replace("_", ""), "12 ms")
+        _, v = self.var_text("generating core.8280", "generating core.<*>")
+        self.assertEqual(v.replace("_", ""), "8280")
+        _, v = self.var_text("x", "<*>x<*>")  # zero-width wildcards
+        self.assertEqual(v, "_")
+
+    def test_whitespace_and_dp(self):
+        m, v = self.var_text("rhost=1.2.3.4  user=root", "rhost=<*> user=<*>")
+        self.assertIn(m, ("exact", "ws"))
+        self.assertTrue(v.endswith("root"))
+        m, _ = self.var_text("We  launched 1 speculations.", "We launched <*> speculations.")
+        self.assertEqual(m, "ws")
+        m, v = self.var_text("Failed pasword for root from x", "Failed password for <*> from <*>")
+        self.assertEqual(m, "dp")
+        self.assertEqual(v.replace("_", ""), "rootx")
+        m, v = self.var_text("something else entirely", "Failed password for <*> from <*>")
+        self.assertEqual((m, v), ("fail", None))
+
+    def test_token_label_rule(self):
+        line = lb.label_line("t", b"port11 ok core.8280", bytearray(b"\0\0\0\0\1\1\0\0\0\0\0\0\0\0\0\1\1\1\1"), "g")
+        words = [(line.text[s:e], y) for (s, e, k), y in zip(line.toks, line.labels) if k == "word"]
+        self.assertEqual(words, [(b"port11", 1), (b"ok", 0), (b"core", 0)])
+
+    def test_loghub_aligns(self):
+        st = lb._new_stats()
+        lines = lb.load_loghub("OpenSSH", stats=st)
+        self.assertEqual(len(lines), 2000)
+        self.assertEqual(st["align_fail"], 0)
+
+
+class EncodeTest(unittest.TestCase):
+    def test_token_truncation(self):
+        ids = md.encode_token(bytes(range(65, 65 + 40)))
+        self.assertEqual(len(ids), 32)
+        self.assertEqual(ids[:24], [c + 1 for c in range(65, 65 + 24)])
+        self.assertEqual(ids[24:], [c + 1 for c in range(65 + 32, 65 + 40)])
+        self.assertEqual(md.encode_token(b"ab"), [98, 99] + [0] * 30)
+
+    def test_rows(self):
+        b = b"user=root port 22 ssh2"
+        t = tk.tokenize_bytes(b)
+        words, rows = md.encode_line(b, t, "span")
+        self.assertEqual([b[t[w][0]:t[w][1]] for w in words], [b"user", b"root", b"port", b"ssh2"])
+        dec = lambda r: bytes(c - 1 for c in r if 0 < c < 257)
+        self.assertEqual(dec(rows[1][0]), b"user=")
+        self.assertEqual(dec(rows[1][2]), b" port")
+        self.assertEqual(rows[3][0][:7], [ord(c) + 1 for c in "port "] + [md.VAR_ID, ord(" ") + 1])
+        self.assertEqual(rows[0][0], [0] * 32)
+        words, rows = md.encode_line(b, t, "word")
+        self.assertEqual(dec(rows[1][0]), b"user")
+        self.assertTrue(md.is_scored(b"x") and not md.is_scored(b"/") and md.is_scored("é".encode()))
+        t = tk.tokenize("to /10.1.2.3 a / b")
+        self.assertEqual([md.unscored_is_variable(t, i) for i, x in enumerate(t) if x[2] == "word"
+                          and not md.is_scored(b"to /10.1.2.3 a / b"[x[0]:x[1]])], [True, False])
+
+
+class ModelTest(unittest.TestCase):
+    def test_scripted_matches_eager(self):
+        import torch
+
+        torch.manual_seed(0)
+        m = md.Denoiser().eval()
+        x = torch.randint(0, md.VOCAB, (7, 3, md.MAX_LEN))
+        sm = torch.jit.script(m)
+        with torch.no_grad():
+            a, b = m(x), sm(x)
+        self.assertEqual(tuple(a.shape), (7,))
+        self.assertLessEqual(float((a - b).abs().max()), 1e-6)
+        self.assertEqual(sm.version, md.VERSION)
+
+    def test_train_smoke(self):
+        import torch
+
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "tiny.pt")
+            r = subprocess.run([sys.executable, os.path.join(HERE, "train.py"), "--tiny", "--no-bench",
+                                "--out", out], capture_output=True, text=True, timeout=600)
+            self.assertEqual(r.returncode, 0, r.stderr[-2000:])
+            m = torch.jit.load(out)
+            self.assertEqual(m.version, md.VERSION)
+            p = m(torch.zeros(2, 3, md.MAX_LEN, dtype=torch.long))
+            self.assertEqual(tuple(p.shape), (2,))
+            self.assertTrue(bool(((p >= 0) & (p <= 1)).all()))
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,391 @@
+"""Train the denoiser and export it to TorchScript.
+
+Reproduce the shipped model (fixed seeds, one thread, CPU):
+
+    nice -n 19 /usr/bin/python3 models/training/denoiser/train.py \
+        --out models/denoiser/denoiser-v1.pt
+
+Smoke test (a few steps on a tiny sample):
+
+    /usr/bin/python3 models/training/denoiser/train.py --tiny --out /tmp/denoiser-tiny.pt
+
+Data: all nine loghub-2k sets (or all but ``--holdout NAME``), plus
+``--synthetic N`` lines from models/training/synthlog.py when that file
+exists, plus ``--augment N`` template re-fills (augment.py).  Word tokens are
+deduplicated on (input rows, label) so that the frequent templates do not
+dominate; training samples the unique examples uniformly.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import re
+import sys
+import time
+from collections import defaultdict
+from typing import Dict, List, Optional, Sequence, Tuple
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+
+import labels as lb  # noqa: E402
+import model as md  # noqa: E402
+
+
+def set_seeds(seed: int) -> None:
+    random.seed(seed)
+    np.random.seed(seed)
+    torch.manual_seed(seed)
+
+
+# ----------------------------------------------------------------------------- data
+
+def encode_lines(lines: Sequence[lb.Line], context: str, scored_only: bool = True
+                 ) -> Tuple[np.ndarray, np.ndarray, List[Tuple[int, int]]]:
+    """X [N,3,L] int16, y [N] int8 (labelled word tokens only), index (line, tok).
+
+    With ``scored_only`` the word tokens that the runtime never scores
+    (``model.is_scored``: no alphanumeric byte) are left out."""
+    xs, ys, idx = [], [], []
+    for li, ln in enumerate(lines):
+        words, rows = md.encode_line(ln.text, ln.toks, context)
+        for ti, r in zip(words, rows):
+            lab = ln.labels[ti]
+            if lab < 0:
+                continue
+            if scored_only and not md.is_scored(ln.text[ln.toks[ti][0]:ln.toks[ti][1]]):
+                continue
+            xs.append(r)
+            ys.append(lab)
+            idx.append((li, ti))
+    X = np.asarray(xs, dtype=np.int16).reshape(-1, 3, md.MAX_LEN)
+    y = np.asarray(ys, dtype=np.int8)
+    return X, y, idx
+
+
+def dedupe(X: np.ndarray, y: np.ndarray) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Unique (rows, label) pairs with their counts."""
+    key = np.concatenate([X.reshape(len(X), -1), y[:, None].astype(np.int16)], 1)
+    u, inv, cnt = np.unique(key, axis=0, return_inverse=True, return_counts=True)
+    return u[:, :-1].reshape(-1, 3, md.MAX_LEN).copy(), u[:, -1].astype(np.int8), cnt
+
+
+# ----------------------------------------------------------------------------- eval
+
+@torch.no_grad()
+def predict(model: torch.nn.Module, X: np.ndarray, batch: int = 1024) -> np.ndarray:
+    model.eval()
+    out = []
+    for i in range(0, len(X), batch):
+        out.append(model(torch.from_numpy(X[i:i + batch].astype(np.int64))).numpy())
+    return np.concatenate(out) if out else np.zeros(0, dtype=np.float32)
+
+
+def prf(y: np.ndarray, p: np.ndarray, thr: float = 0.5) -> Dict[str, float]:
+    pred = p >= thr
+    tp = int(np.sum(pred & (y == 1)))
+    fp = int(np.sum(pred & (y == 0)))
+    fn = int(np.sum(~pred & (y == 1)))
+    P = tp / (tp + fp) if tp + fp else 1.0
+    R = tp / (tp + fn) if tp + fn else 1.0
+    F1 = 2 * P * R / (P + R) if P + R else 0.0
+    acc = float(np.mean(pred == (y == 1))) if len(y) else 1.0
+    return {"precision": P, "recall": R, "f1": F1, "acc": acc, "tp": tp, "fp": fp, "fn": fn,
+            "n": int(len(y)), "n_var": int(np.sum(y == 1))}
+
+
+def line_templates(lines: Sequence[lb.Line], var_of: Dict[Tuple[int, int], bool]) -> List[str]:
+    """Template per line: var tokens and predicted-variable words -> <*>."""
+    out = []
+    for li, ln in enumerate(lines):
+        parts = []
+        for ti, (s, e, k) in enumerate(ln.toks):
+            if k == "var" or (k == "word" and var_of.get((li, ti), False)):
+                parts.append("<*>")
+            else:
+                parts.append(ln.text[s:e].decode("utf-8", "replace"))
+        t = re.sub(r"(?:<\*>)+", "<*>", "".join(parts))
+        out.append(" ".join(t.split()))
+    return out
+
+
+def grouping_accuracy(pred_groups: Sequence[str], true_groups: Sequence[str]) -> float:
+    """loghub GA: a line is correct if its predicted cluster == its true cluster (as sets)."""
+    by_pred = defaultdict(list)
+    by_true = defaultdict(list)
+    for i, (p, t) in enumerate(zip(pred_groups, true_groups)):
+        by_pred[p].append(i)
+        by_true[t].append(i)
+    ok = 0
+    for p, members in by_pred.items():
+        ts = {true_groups[i] for i in members}
+        if len(ts) == 1 and len(by_true[next(iter(ts))]) == len(members):
+            ok += len(members)
+    return ok / max(1, len(true_groups))
+
+
+THRESHOLDS = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
+
+
+def evaluate_set(model: torch.nn.Module, lines: Sequence[lb.Line], context: str,
+                 thr: float = 0.5) -> Dict[str, float]:
+    """Token P/R/F1 for 'variable' over all labelled word tokens (not deduplicated;
+    ``*_scored``: only the tokens the model scores, see ``model.is_scored``),
+    and the grouping accuracy of the resulting templates (a proxy of the pipeline's
+    GA: exact-template grouping, no embedding/LSH), with the oracle GA of the true
+    token labels for reference."""
+    X, y, idx = encode_lines(lines, context, scored_only=False)
+    p = predict(model, X)
+    scored = np.array([md.is_scored(lines[li].text[lines[li].toks[ti][0]:lines[li].toks[ti][1]])
+                       for li, ti in idx], dtype=bool)
+    rule = np.array([md.unscored_is_variable(lines[li].toks, ti) for li, ti in idx], dtype=bool)
+    p = np.where(scored, p, rule.astype(np.float32))  # unscored tokens: the fixed rule
+    r = prf(y, p, thr)
+    r_s = prf(y[scored], p[scored], thr)
+    r["f1_by_thr"] = {f"{t:.2f}": prf(y, p, t)["f1"] for t in THRESHOLDS}
+    for k in ("precision", "recall", "f1", "n", "n_var"):
+        r[k + "_scored"] = r_s[k]
+    pred_var = {k: bool(v >= thr) for k, v in zip(idx, p)}
+    true_var = {k: bool(v == 1) for k, v in zip(idx, y)}
+    truth = [ln.group for ln in lines]
+    r["ga_proxy"] = grouping_accuracy(line_templates(lines, pred_var), truth)
+    r["ga_oracle"] = grouping_accuracy(line_templates(lines, true_var), truth)
+    return r
+
+
+# ----------------------------------------------------------------------------- speed
+
+def tokens_per_second(model: torch.nn.Module, batch: int, seconds: float = 1.0) -> float:
+    x = torch.randint(0, md.VOCAB, (batch, 3, md.MAX_LEN), generator=torch.Generator().manual_seed(0))
+    with torch.inference_mode():
+        for _ in range(20):
+            model(x)
+        best = float("inf")
+        for _ in range(3):
+            n = 0
+            t0 = time.perf_counter()
+            while True:
+                model(x)
+                n += 1
+                dt = time.perf_counter() - t0
+                if dt >= seconds / 3:
+                    break
+            best = min(best, dt / n)
+    return batch / best
+
+
+# ----------------------------------------------------------------------------- train
+
+def _dedupe_flat(X2: np.ndarray, y: np.ndarray):
+    key = np.concatenate([X2, y[:, None].astype(np.int16)], 1)
+    u, cnt = np.unique(key, axis=0, return_counts=True)
+    return u[:, :-1].copy(), u[:, -1].astype(np.int8), cnt
+
+
+def load_sources(args, holdout: Optional[str] = None, sets: Sequence[str] = lb.LOGHUB_SETS
+                 ) -> Dict[str, List[lb.Line]]:
+    """Lines per source: every loghub set but ``holdout``, "synthetic", "augment"."""
+    src: Dict[str, List[lb.Line]] = {}
+    for s in sets:
+        if s == holdout:
+            continue
+        ls = lb.load_loghub(s)
+        if args.tiny:
+            ls = ls[:: max(1, len(ls) // 100)]
+        src[s] = ls
+    if args.synthetic > 0:
+        syn = lb.load_synthetic(args.synthetic, args.seed)
+        if not syn:
+            print("note: models/training/synthlog.py not found, no synthetic data", file=sys.stderr)
+        src["synthetic"] = syn
+    if args.augment > 0:
+        import augment as aug
+        src["augment"] = aug.refill_lines({k: v for k, v in src.items() if k in sets}, args.augment, args.seed)
+    return src
+
+
+def train_arrays(args, X: np.ndarray, y: np.ndarray, log=print, is_real: Optional[np.ndarray] = None
+                 ) -> Tuple[md.Denoiser, Dict]:
+    """Train a fresh model on encoded examples (deduplicated here).
+
+    ``is_real`` marks loghub examples; with ``--real-frac f`` a fraction f of
+    the sampling weight goes to unique loghub examples, the rest to the
+    synthetic / augmented ones (default: uniform over all unique examples)."""
+    set_seeds(args.seed)
+    torch.set_num_threads(args.threads)
+    if is_real is not None and args.real_frac > 0:
+        # the source bit goes into the dedupe key, then comes back out
+        X2 = np.concatenate([X.reshape(len(X), -1), is_real[:, None].astype(np.int16)], 1)
+        Xu2, yu, cnt = _dedupe_flat(X2, y)
+        real_u = Xu2[:, -1] == 1
+        Xu = Xu2[:, :-1].reshape(-1, 3, md.MAX_LEN).copy()
+        w = cnt.astype(np.float64) ** args.count_power
+        if real_u.any() and (~real_u).any():
+            w[real_u] *= args.real_frac / w[real_u].sum()
+            w[~real_u] *= (1 - args.real_frac) / w[~real_u].sum()
+    else:
+        Xu, yu, cnt = dedupe(X, y)
+        w = cnt.astype(np.float64) ** args.count_power
+    w /= w.sum()
+    log(f"data: {len(X)} word tokens ({int(y.sum())} variable), "
+        f"{len(Xu)} unique examples ({int(yu.sum())} variable)")
+    model = md.Denoiser(tok_channels=args.tok_channels, tok_width=args.tok_width,
+                        ctx_channels=args.ctx_channels, ctx_width=args.ctx_width,
+                        hidden=args.hidden, context=args.context, dropout=args.dropout)
+    log(f"model: {md.n_params(model)} parameters")
+    opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=args.weight_decay)
+    steps = args.max_steps if args.max_steps else max(1, int(args.epochs * len(Xu) / args.batch))
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=steps, pct_start=0.1)
+    rng = np.random.default_rng(args.seed)
+    Xt = torch.from_numpy(Xu.astype(np.int64))
+    yt = torch.from_numpy(yu.astype(np.float32))
+    model.train()
+    t1 = time.time()
+    run = 0.0
+    for step in range(1, steps + 1):
+        bi = torch.from_numpy(rng.choice(len(Xu), size=args.batch, p=w))
+        xb = Xt[bi]
+        if args.ctx_dropout > 0:
+            # blank one context row for some examples (robustness to unseen neighbours)
+            drop = torch.rand(len(bi)) < args.ctx_dropout
+            if bool(drop.any()):
+                xb = xb.clone()
+                side = torch.randint(0, 2, (int(drop.sum()),)) * 2
+                xb[drop.nonzero().squeeze(1), side] = 0
+        logit = model.logits(xb)
+        yb = yt[bi]
+        if args.label_smoothing > 0:
+            yb = yb * (1 - args.label_smoothing) + 0.5 * args.label_smoothing
+        loss = F.binary_cross_entropy_with_logits(logit, yb)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+        sched.step()
+        run = 0.98 * run + 0.02 * float(loss) if step > 1 else float(loss)
+        if step % args.log_every == 0 or step == steps:
+            log(f"step {step}/{steps} loss {run:.4f} {time.time() - t1:.0f}s")
+    model.eval()
+    info = {"tokens": int(len(X)), "unique": int(len(Xu)), "steps": steps,
+            "train_seconds": time.time() - t1}
+    return model, info
+
+
+def train(args) -> Tuple[md.Denoiser, Dict]:
+    t0 = time.time()
+    src = load_sources(args, args.holdout)
+    enc = [encode_lines(v, args.context) for v in src.values()]
+    X = np.concatenate([e[0] for e in enc])
+    y = np.concatenate([e[1] for e in enc])
+    is_real = np.concatenate([np.full(len(e[1]), k in lb.LOGHUB_SETS) for k, e in zip(src, enc)])
+    t_data = time.time() - t0
+    print(f"sources: " + ", ".join(f"{k}={len(v)}" for k, v in src.items()) + f" lines ({t_data:.1f}s)",
+          flush=True)
+    model, info = train_arrays(args, X, y, log=lambda m: print(m, flush=True), is_real=is_real)
+    info["data_seconds"] = t_data
+    return model, info
+
+
+def synthlog_sha256() -> Optional[str]:
+    """The synthetic data depend on models/training/synthlog.py: record its hash."""
+    import hashlib
+    path = os.path.join(lb.REPO, "models", "training", "synthlog.py")
+    if not os.path.exists(path):
+        return None
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+def add_args(ap: argparse.ArgumentParser) -> None:
+    ap.add_argument("--holdout", default=None, help="loghub set to leave out")
+    ap.add_argument("--synthetic", type=int, default=20000, help="synthetic lines (if synthlog.py exists)")
+    ap.add_argument("--augment", type=int, default=0, help="template re-fill lines (augment.py)")
+    ap.add_argument("--context", default=md.CONTEXT, choices=["span", "word"])
+    ap.add_argument("--seed", type=int, default=1234)
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--epochs", type=float, default=0.0,
+                    help="passes over the unique examples (used when --max-steps is 0)")
+    ap.add_argument("--max-steps", type=int, default=3000, help="training steps (0: use --epochs)")
+    ap.add_argument("--batch", type=int, default=256)
+    ap.add_argument("--lr", type=float, default=3e-3)
+    ap.add_argument("--count-power", type=float, default=0.0,
+                    help="sample unique examples with weight count**p (0 = uniform)")
+    ap.add_argument("--real-frac", type=float, default=0.5,
+                    help="share of the sampling weight for loghub examples (0 = uniform over all)")
+    ap.add_argument("--dropout", type=float, default=0.3, help="dropout on the pooled features")
+    ap.add_argument("--weight-decay", type=float, default=0.01)
+    ap.add_argument("--ctx-dropout", type=float, default=0.0)
+    ap.add_argument("--label-smoothing", type=float, default=0.0)
+    ap.add_argument("--tok-channels", type=int, default=64)
+    ap.add_argument("--tok-width", type=int, default=5)
+    ap.add_argument("--ctx-channels", type=int, default=32)
+    ap.add_argument("--ctx-width", type=int, default=3)
+    ap.add_argument("--hidden", type=int, default=64)
+    ap.add_argument("--log-every", type=int, default=500)
+    ap.add_argument("--tiny", action="store_true", help="smoke test: 1%% of the data, 20 steps")
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_args(ap)
+    ap.add_argument("--out", help="TorchScript output path (.pt)")
+    ap.add_argument("--eval", metavar="MODEL", help="only evaluate this TorchScript model on all sets")
+    ap.add_argument("--no-bench", action="store_true")
+    args = ap.parse_args(argv)
+    if args.eval:
+        torch.set_num_threads(args.threads)
+        m = torch.jit.load(args.eval)
+        for s in lb.LOGHUB_SETS:
+            r = evaluate_set(m, lb.load_loghub(s), m.context)
+            print(f"{s:10s} P {r['precision']:.4f} R {r['recall']:.4f} F1 {r['f1']:.4f} "
+                  f"F1-scored {r['f1_scored']:.4f} GA-proxy {r['ga_proxy']:.4f} (oracle {r['ga_oracle']:.4f})")
+        return 0
+    if not args.out:
+        ap.error("--out is required")
+    if args.tiny:
+        args.max_steps = 20
+        args.synthetic = min(args.synthetic, 200)
+        args.augment = min(args.augment, 200)
+        args.log_every = 5
+    model, info = train(args)
+
+    report = {"info": info, "args": vars(args), "synthlog_sha256": synthlog_sha256(),
+              "torch": torch.__version__}
+    # in-sample (training sets) and held-out metrics
+    evals = {}
+    for s in lb.LOGHUB_SETS:
+        if args.tiny and s != args.holdout:
+            continue
+        r = evaluate_set(model, lb.load_loghub(s), args.context)
+        evals[s] = r
+        tag = "held-out" if s == args.holdout else "in-sample"
+        print(f"{tag:9s} {s:10s} P {r['precision']:.4f} R {r['recall']:.4f} F1 {r['f1']:.4f} "
+              f"F1-scored {r['f1_scored']:.4f} "
+              f"GA-proxy {r['ga_proxy']:.4f} (oracle {r['ga_oracle']:.4f})", flush=True)
+    report["eval"] = evals
+
+    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
+    sm = md.export(model, args.out)
+    loaded = torch.jit.load(args.out)
+    print(f"exported {args.out}: version={loaded.version} context={loaded.context} "
+          f"params={md.n_params(model)} size={os.path.getsize(args.out)} bytes", flush=True)
+    if not args.no_bench:
+        torch.set_num_threads(1)
+        speed = {}
+        for b in (1, 32, 256):
+            speed[b] = tokens_per_second(loaded, b)
+            print(f"speed batch {b:4d}: {speed[b]:,.0f} tokens/s (1 thread)", flush=True)
+        report["tokens_per_s"] = speed
+    with open(os.path.splitext(args.out)[0] + ".json", "w") as f:
+        json.dump(report, f, indent=1, default=str)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
