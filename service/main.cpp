@@ -103,19 +103,23 @@ void setup_logging(const Config& c) {
   spdlog::flush_on(spdlog::level::info);
 }
 
+// The FILE|- positional of cluster and tokenize; null (after a message) if unreadable.
+std::istream* open_input(const Args& a, const char* cmd, std::ifstream* file) {
+  std::string path = a.positional.empty() ? "-" : a.positional[0];
+  if (path == "-") return &std::cin;
+  file->open(path);
+  if (!*file) {
+    std::cerr << "logsift " << cmd << ": cannot read " << path << "\n";
+    return nullptr;
+  }
+  return file;
+}
+
 // Reads lines from a file or stdin and streams results to stdout in order.
 int cmd_cluster(const Args& a) {
-  std::string path = a.positional.empty() ? "-" : a.positional[0];
   std::ifstream file;
-  std::istream* in = &std::cin;
-  if (path != "-") {
-    file.open(path);
-    if (!file) {
-      std::cerr << "logsift cluster: cannot read " << path << "\n";
-      return 2;
-    }
-    in = &file;
-  }
+  std::istream* in = open_input(a, "cluster", &file);
+  if (!in) return 2;
   std::ios::sync_with_stdio(false);
   logsift::Pipeline pipeline(a.config, nullptr);
   const size_t chunk = 4096;
@@ -152,17 +156,9 @@ int cmd_cluster(const Args& a) {
 }
 
 int cmd_tokenize(const Args& a) {
-  std::string path = a.positional.empty() ? "-" : a.positional[0];
   std::ifstream file;
-  std::istream* in = &std::cin;
-  if (path != "-") {
-    file.open(path);
-    if (!file) {
-      std::cerr << "logsift tokenize: cannot read " << path << "\n";
-      return 2;
-    }
-    in = &file;
-  }
+  std::istream* in = open_input(a, "tokenize", &file);
+  if (!in) return 2;
   logsift::Premasker premasker(a.config.premask);
   std::vector<logsift::Token> tokens;
   std::string line;
