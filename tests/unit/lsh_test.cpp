@@ -78,8 +78,8 @@ const std::vector<std::string> kGoldenLines = {
 const std::vector<std::string> kGoldenIds = {
     "633889e0168071ff",
     "69c7f93eb8a33c64",
-    "ab25c9e9411b1787",
-    "eb309aa93446b1e1",
+    "ab25c9e9811b07a1",
+    "e934fba1b016a7f1",
 };
 
 TEST(ClusterIdContract, GoldenIds) {

@@ -121,3 +121,20 @@ TEST(PremaskConfig, BadPatternNamesTheEntry) {
 
 }  // namespace
 }  // namespace logsift
+
+namespace logsift {
+namespace {
+
+TEST_F(PremaskTest, MacAndIpv6WinOverTimeOfDay) {
+  // "50:15:36" inside a MAC looks like a time; the MAC must win.
+  EXPECT_EQ(templ("wlan 5c:50:15:36:bc:03 joined"), "wlan <*> joined");
+  EXPECT_EQ(names("5c:50:15:36:bc:03"), std::vector<std::string>{"mac"});
+}
+
+TEST_F(PremaskTest, DashedTimestamp) {
+  EXPECT_EQ(templ("RAS KERNEL 2005-06-03-15.42.50.675872 R02"), "RAS KERNEL <*> R02");
+  EXPECT_EQ(names("2005-06-03-15.42.50.675872"), std::vector<std::string>{"timestamp_dashed"});
+}
+
+}  // namespace
+}  // namespace logsift

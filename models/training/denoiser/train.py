@@ -9,6 +9,11 @@ Smoke test (a few steps on a tiny sample):
 
     /usr/bin/python3 models/training/denoiser/train.py --tiny --out /tmp/denoiser-tiny.pt
 
+Tokenization goes through tokens.py: the built ``logsift tokenize`` binary
+when found (LOGSIFT_BIN, build/, build-lead/), else the Python reference;
+``LOGSIFT_TOKENIZER=python`` forces the reference.  The report (.json beside
+the model) records which one was used.
+
 Data: all nine loghub-2k sets (or all but ``--holdout NAME``), plus
 ``--synthetic N`` lines from models/training/synthlog.py when that file
 exists, plus ``--augment N`` template re-fills (augment.py).  Word tokens are
@@ -302,6 +307,18 @@ def synthlog_sha256() -> Optional[str]:
         return hashlib.sha256(f.read()).hexdigest()
 
 
+def tokenizer_info() -> Dict[str, Optional[str]]:
+    """Which tokenizer produced the training data (tokens.py backend)."""
+    import hashlib
+    import tokens as tk
+    be = tk._backend
+    path = getattr(be, "binary", None)
+    if path is None:
+        return {"backend": "python-reference", "binary": None, "sha256": None}
+    with open(path, "rb") as f:
+        return {"backend": "logsift tokenize", "binary": path, "sha256": hashlib.sha256(f.read()).hexdigest()}
+
+
 def add_args(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--holdout", default=None, help="loghub set to leave out")
     ap.add_argument("--synthetic", type=int, default=20000, help="synthetic lines (if synthlog.py exists)")
@@ -356,7 +373,7 @@ def main(argv=None) -> int:
     model, info = train(args)
 
     report = {"info": info, "args": vars(args), "synthlog_sha256": synthlog_sha256(),
-              "torch": torch.__version__}
+              "tokenizer": tokenizer_info(), "torch": torch.__version__}
     # in-sample (training sets) and held-out metrics
     evals = {}
     for s in lb.LOGHUB_SETS:
