@@ -190,6 +190,7 @@ void DenoiseStage::process_group(std::vector<Batch*>& group) {
     Record* rec;
     uint32_t word_index;  // index into that record's word list
     std::vector<uint32_t>* words;
+    bool probed;          // first seen in this group: its probe result decides first
   };
   // Word token indices per record (kept for the contextual pass).
   std::vector<std::vector<uint32_t>> words_of;
@@ -218,17 +219,21 @@ void DenoiseStage::process_group(std::vector<Batch*>& group) {
         if (!denoise_is_scored(text)) continue;
         ++st.tokens;
         std::string key(text);
+        bool probed = false;
         if (const Decision* d = token_.get(key)) {
           if (*d == Decision::kVar) flips.push_back(&r.tokens[words[wi]]);
           if (*d != Decision::kContextual) {
             ++st.token_cache_hits;
             continue;
           }
-        } else if (probe_slot.emplace(key, static_cast<uint32_t>(probe_slot.size())).second) {
-          ids_.resize(ids_.size() + kNumProbes * row);
-          probe_rows(text, info, ids_.data() + ids_.size() - kNumProbes * row);
+        } else {
+          probed = true;
+          if (probe_slot.emplace(key, static_cast<uint32_t>(probe_slot.size())).second) {
+            ids_.resize(ids_.size() + kNumProbes * row);
+            probe_rows(text, info, ids_.data() + ids_.size() - kNumProbes * row);
+          }
         }
-        undecided.push_back({&r, wi, &words});
+        undecided.push_back({&r, wi, &words, probed});
       }
     }
   }
@@ -250,7 +255,7 @@ void DenoiseStage::process_group(std::vector<Batch*>& group) {
   struct Pending {
     Token* token;
     Key128 key;
-    uint32_t slot;
+    uint32_t slot;  // row of this group's forward pass
   };
   std::vector<Pending> pending;
   std::unordered_map<Key128, uint32_t, Key128Hash> slot_of;
@@ -260,18 +265,18 @@ void DenoiseStage::process_group(std::vector<Batch*>& group) {
     Record& r = *ref.rec;
     const auto& words = *ref.words;
     Token& t = r.tokens[words[ref.word_index]];
-    std::string key = r.text.substr(t.begin, t.end - t.begin);
-    const Decision* d = token_.get(key);
-    if (d && *d != Decision::kContextual) {  // just probed: context-free
-      if (*d == Decision::kVar) flips.push_back(&t);
-      continue;
+    if (ref.probed) {  // its probes just ran: context-free unless marked contextual
+      const Decision* d = token_.get(r.text.substr(t.begin, t.end - t.begin));
+      if (d && *d != Decision::kContextual) {
+        if (*d == Decision::kVar) flips.push_back(&t);
+        continue;
+      }
     }
     denoise_encode(r.text, r.tokens, words, ref.word_index, info, one.data());
     Key128 k = hash_ids(one.data(), row);
     if (const float* p = exact_.get(k)) {
       ++st.exact_cache_hits;
-      pending.push_back({&t, k, UINT32_MAX});
-      if (*p >= threshold_) pending.back().slot = UINT32_MAX - 1;
+      if (*p >= threshold_) flips.push_back(&t);
       continue;
     }
     auto [it, fresh] = slot_of.emplace(k, static_cast<uint32_t>(slot_of.size()));
@@ -280,15 +285,9 @@ void DenoiseStage::process_group(std::vector<Batch*>& group) {
   }
   if (!slot_of.empty()) run_model(slot_of.size(), &st);
   for (const auto& p : pending) {
-    bool var;
-    if (p.slot >= UINT32_MAX - 1) {
-      var = p.slot == UINT32_MAX - 1;
-    } else {
-      float prob = probs_[p.slot];
-      var = prob >= threshold_;
-      exact_.put(p.key, prob);
-    }
-    if (var) flips.push_back(p.token);
+    float prob = probs_[p.slot];
+    exact_.put(p.key, prob);
+    if (prob >= threshold_) flips.push_back(p.token);
   }
   for (Token* t : flips) t->kind = TokenKind::kVar;
 

@@ -27,25 +27,14 @@ void TemplateStage::process(Batch& b) {
 
 bool ClusterIdCache::get(uint64_t template_id, uint64_t* cluster_id) {
   std::lock_guard lock(mu_);
-  if (auto it = current_.find(template_id); it != current_.end()) {
-    *cluster_id = it->second;
-    return true;
-  }
-  if (auto it = previous_.find(template_id); it != previous_.end()) {
-    *cluster_id = it->second;
-    current_.emplace(template_id, it->second);  // promote: still hot
-    return true;
-  }
-  return false;
+  const uint64_t* id = cache_.get(template_id);
+  if (id) *cluster_id = *id;
+  return id != nullptr;
 }
 
 void ClusterIdCache::put(uint64_t template_id, uint64_t cluster_id) {
   std::lock_guard lock(mu_);
-  if (current_.size() >= capacity_) {
-    previous_ = std::move(current_);
-    current_ = {};
-  }
-  current_.emplace(template_id, cluster_id);
+  cache_.put(template_id, cluster_id);
 }
 
 EmbedStage::EmbedStage(const Config& c, std::unique_ptr<models::SentenceEncoder> encoder, ClusterIdCache* cache)

@@ -3,11 +3,11 @@
 
 #include <memory>
 #include <mutex>
-#include <unordered_map>
 
 #include "config/config.h"
 #include "lsh/lsh.h"
 #include "models/sentence_encoder.h"
+#include "pipeline/cache.h"
 #include "pipeline/stage.h"
 #include "pipeline/tokenizer.h"
 
@@ -40,13 +40,12 @@ class TemplateStage final : public Stage {
 // pipeline; a mutex, never held during model work).
 class ClusterIdCache {
  public:
-  explicit ClusterIdCache(size_t capacity) : capacity_(capacity) {}
+  explicit ClusterIdCache(size_t capacity) : cache_(capacity) {}
   bool get(uint64_t template_id, uint64_t* cluster_id);
   void put(uint64_t template_id, uint64_t cluster_id);
  private:
   std::mutex mu_;
-  size_t capacity_;
-  std::unordered_map<uint64_t, uint64_t> current_, previous_;
+  GenerationalCache<uint64_t, uint64_t> cache_;
 };
 
 // Embeds each distinct uncached template of a micro-batch in one call.
