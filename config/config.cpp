@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <sstream>
@@ -112,6 +113,7 @@ const std::vector<KeyDesc>& key_table() {
       LS_INT(tcp_idle_timeout_ms), LS_BOOL(tcp_replies), LS_INT(tcp_max_inflight_batches),
       LS_INT(max_labels), LS_INT(shutdown_grace_ms), LS_INT(mailbox_capacity), LS_INT(batch_max_lines),
       LS_INT(batch_max_delay_us), LS_INT(torch_threads), LS_INT(embedding_dim),
+      LS_STR(encoder_model), LS_STR(encoder_vocab), LS_INT(encoder_max_len), LS_BOOL(encoder_canonicalize),
       LS_STR(denoiser_model), LS_DOUBLE(denoiser_threshold), LS_DOUBLE(denoiser_probe_margin),
       LS_INT(denoiser_cache_entries), LS_INT(denoiser_max_forward_tokens), LS_INT(lsh_bits),
       LS_INT(lsh_seed), LS_INT(catalog_examples), LS_STR(series_windows), LS_INT(series_buckets),
@@ -248,6 +250,20 @@ void Config::validate() const {
   require_range("batch_max_delay_us", batch_max_delay_us, 0, 10000000);
   require_range("torch_threads", torch_threads, 1, 64);
   require_range("embedding_dim", embedding_dim, 8, 65536);
+  if (encoder_model.empty()) throw ConfigError("encoder_model", "use \"builtin\", \"hashed\" or a TorchScript file path");
+  std::error_code ec;
+  if (encoder_model != "builtin" && encoder_model != "hashed" && !std::filesystem::is_regular_file(encoder_model, ec))
+    throw ConfigError("encoder_model", "no such file '" + encoder_model +
+                                           "' (use \"builtin\", \"hashed\" or a TorchScript file path)");
+  if (encoder_model == "hashed" && !encoder_vocab.empty())
+    throw ConfigError("encoder_vocab", "applies to a TorchScript encoder only (encoder_model is \"hashed\")");
+  if (!encoder_vocab.empty() && !std::filesystem::is_regular_file(encoder_vocab, ec))
+    throw ConfigError("encoder_vocab", "no such file '" + encoder_vocab + "'");
+  if (encoder_max_len != 0) {
+    if (encoder_model == "hashed")
+      throw ConfigError("encoder_max_len", "applies to a TorchScript encoder only (encoder_model is \"hashed\")");
+    require_range("encoder_max_len", encoder_max_len, 2, 8192);
+  }
   require_range("lsh_bits", lsh_bits, 1, 64);
   require_range("catalog_examples", catalog_examples, 0, 100);
   if (denoiser_model.empty()) throw ConfigError("denoiser_model", "use \"builtin\", \"none\" or a file path");

@@ -45,6 +45,10 @@ struct Config {
   int batch_max_delay_us = 0;
   int torch_threads = 0;
   int embedding_dim = 0;
+  std::string encoder_model;  // "builtin" | "hashed" | TorchScript file (models/sentence_encoder.h)
+  std::string encoder_vocab;  // "" = vocab.txt inside the model archive
+  int encoder_max_len = 0;    // 0 = the model's own
+  bool encoder_canonicalize = true;  // encoder sees canonical_template() (pipeline/encoder_text.h)
   std::string denoiser_model;
   double denoiser_threshold = 0;
   double denoiser_probe_margin = 0;

@@ -7,5 +7,8 @@
 namespace logsift::models {
 
 std::string_view builtin_denoiser();
+// The encoder (CMake LOGSIFT_ENCODER_FILE, default models/encoder-v1.pt); empty
+// when that file did not exist at configure time (LOGSIFT_HAVE_BUILTIN_ENCODER=0).
+std::string_view builtin_encoder();
 
 }  // namespace logsift::models

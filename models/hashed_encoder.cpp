@@ -11,7 +11,8 @@ class HashedFeatureEncoder final : public SentenceEncoder {
  public:
   explicit HashedFeatureEncoder(int dim) : dim_(dim) {}
   int dim() const override { return dim_; }
-  std::string version() const override { return "hashed-features-v1 (stand-in)"; }
+  std::string version() const override { return "hashed-features-v1"; }
+  EncoderDescription describe() const override { return {"hashed", "hashed", 0, 0}; }
 
   void encode(std::span<const std::string_view> templates, std::span<float> out) override {
     for (size_t t = 0; t < templates.size(); ++t) embed_one(templates[t], out.subspan(t * dim_, dim_));

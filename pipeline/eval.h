@@ -15,6 +15,7 @@ namespace logsift::eval {
 struct Prediction {
     uint64_t cluster_id;
     std::string template_text;
+    uint64_t template_id = 0;  // hash of the exact template text (0 = not given)
 };
 
 // Clusters lines (in order) -> one Prediction per line, same order.
@@ -40,12 +41,14 @@ double parsing_accuracy(const std::vector<std::string>& truth_templates,
 struct DatasetScore {
     std::string name;
     double ga = 0, pa = 0;
+    double ga_template = 0;  // GA of template_id: what the encoder + LSH start from
     size_t lines = 0;
 };
 
 struct EvalReport {
     std::vector<DatasetScore> datasets;
     double avg_ga = 0, avg_pa = 0;  // unweighted mean over datasets
+    double avg_ga_template = 0;
 };
 
 // Reads DIR/datasets.json (keys = set names, each with "truth": path of the
@@ -54,10 +57,12 @@ struct EvalReport {
 // Throws std::runtime_error naming the file on missing/invalid input.
 EvalReport evaluate_dir(const std::string& dir, const ClusterFn& fn);
 
-// Aligned text table: Dataset | Lines | GA | PA, then an Average row; 4 decimals.
+// Aligned text table: Dataset | Lines | GA | GA(tmpl) | PA, then an Average row;
+// 4 decimals. GA is of cluster_id, GA(tmpl) of template_id.
 std::string format_table(const EvalReport& r);
 
-// {"datasets":{NAME:{"ga":..,"pa":..,"lines":..}},"avg_ga":..,"avg_pa":..}
+// {"datasets":{NAME:{"ga":..,"ga_template":..,"pa":..,"lines":..}},"avg_ga":..,
+//  "avg_ga_template":..,"avg_pa":..}
 nlohmann::json to_json(const EvalReport& r);
 
 }  // namespace logsift::eval

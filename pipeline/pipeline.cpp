@@ -13,6 +13,20 @@
 #include "pipeline/stages.h"
 
 namespace logsift {
+namespace {
+
+// encoder_model: "hashed" (baseline, no model), "builtin" or a TorchScript file. A model
+// that cannot be loaded is a configuration error naming encoder_model.
+std::unique_ptr<models::SentenceEncoder> make_encoder(const Config& c) {
+  if (c.encoder_model == "hashed") return models::make_hashed_feature_encoder(c.embedding_dim);
+  try {
+    return models::load_torchscript_encoder({c.encoder_model, c.encoder_vocab, c.encoder_max_len});
+  } catch (const std::runtime_error& e) {
+    throw ConfigError("encoder_model", e.what());
+  }
+}
+
+}  // namespace
 
 struct Pipeline::Impl {
   Config config;
@@ -27,6 +41,7 @@ struct Pipeline::Impl {
   std::vector<Stage*> chain;
   std::string encoder_version;
   int encoder_dim = 0;
+  models::EncoderDescription encoder_description;
   bool stopped = false;
   std::mutex stop_mu;
 };
@@ -36,9 +51,10 @@ Pipeline::Pipeline(const Config& config, Catalog* catalog,
     : impl_(new Impl) {
   auto& s = *impl_;
   s.config = config;
-  auto encoder = models::make_hashed_feature_encoder(config.embedding_dim);
+  auto encoder = make_encoder(config);
   s.encoder_version = encoder->version();
   s.encoder_dim = encoder->dim();
+  s.encoder_description = encoder->describe();
   s.premask = std::make_unique<PremaskStage>(config);
   if (config.denoiser_model != "none")
     s.denoise = std::make_unique<DenoiseStage>(config, models::load_token_scorer(config.denoiser_model));
@@ -100,7 +116,14 @@ std::vector<Record> Pipeline::run(std::vector<std::string> texts) {
 nlohmann::json Pipeline::info() const {
   const auto& s = *impl_;
   auto rt = models::runtime_info();
-  return {{"encoder", {{"version", s.encoder_version}, {"dim", s.encoder_dim}}},
+  const auto& ed = s.encoder_description;
+  auto or_null = [](int64_t v) { return v > 0 ? nlohmann::json(v) : nlohmann::json(nullptr); };
+  return {{"encoder", {{"version", s.encoder_version},
+                       {"dim", s.encoder_dim},
+                       {"kind", ed.kind},
+                       {"source", ed.source},
+                       {"max_len", or_null(ed.max_len)},
+                       {"vocab_size", or_null(ed.vocab_size)}}},
           {"denoiser", s.denoise ? nlohmann::json{{"version", s.denoise->info().version},
                                                   {"threshold", s.config.denoiser_threshold},
                                                   {"context", s.denoise->info().context},

@@ -1,9 +1,11 @@
 #include "pipeline/stages.h"
 
+#include <deque>
 #include <unordered_map>
 
 #include "models/torch_runtime.h"
 #include "pipeline/catalog.h"
+#include "pipeline/encoder_text.h"
 #include "pipeline/metrics.h"
 
 namespace logsift {
@@ -41,7 +43,17 @@ EmbedStage::EmbedStage(const Config& c, std::unique_ptr<models::SentenceEncoder>
     : BatchingStage("embed", c.mailbox_capacity, c.batch_max_lines, std::chrono::microseconds(c.batch_max_delay_us)),
       encoder_(std::move(encoder)),
       cache_(cache),
-      torch_threads_(c.torch_threads) {}
+      torch_threads_(c.torch_threads),
+      canonicalize_(c.encoder_canonicalize),
+      lsh_seed_(c.lsh_seed) {}
+
+namespace {
+bool has_word(std::string_view s) {
+  for (unsigned char c : s)
+    if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c >= 0x80) return true;
+  return false;
+}
+}  // namespace
 
 void EmbedStage::process_group(std::vector<Batch*>& group) {
   if (!threads_set_) {  // torch thread settings are per thread: set them here
@@ -53,6 +65,7 @@ void EmbedStage::process_group(std::vector<Batch*>& group) {
     // Distinct uncached templates of this batch, embedded together.
     std::unordered_map<uint64_t, int32_t> row_of;
     std::vector<std::string_view> texts;
+    std::deque<std::string> canonical;  // stable addresses for the views
     for (auto& r : b->records) {
       if (!r.ok()) continue;
       uint64_t id;
@@ -62,13 +75,30 @@ void EmbedStage::process_group(std::vector<Batch*>& group) {
         metrics().id_cache_hits.inc();
         continue;
       }
+      std::string canon = canonicalize_ ? canonical_template(r.template_text) : std::string();
+      const std::string_view text = canonicalize_ ? std::string_view(canon) : std::string_view(r.template_text);
+      if (!has_word(text)) {
+        // No word at all ("<*>", "!!!", "<*> - <*>"): nothing for an encoder to
+        // read, so the id is a seeded hash of the template's shape instead.
+        r.cluster_id = lsh::stable_hash64(text, lsh_seed_ ^ 0x776f72646c657373ull);
+        r.embedding_row = -1;
+        cache_->put(r.template_id, r.cluster_id);
+        continue;
+      }
       auto [it, inserted] = row_of.emplace(r.template_id, static_cast<int32_t>(texts.size()));
       if (inserted) {
-        texts.push_back(r.template_text);
+        if (canonicalize_) {
+          canonical.push_back(std::move(canon));
+          texts.push_back({});
+        } else {
+          texts.push_back(r.template_text);
+        }
         metrics().id_cache_misses.inc();
       }
       r.embedding_row = it->second;
     }
+    if (canonicalize_)
+      for (size_t i = 0; i < texts.size(); ++i) texts[i] = canonical[i];
     b->embedding_dim = dim;
     b->embeddings.assign(texts.size() * static_cast<size_t>(dim), 0.0f);
     if (!texts.empty()) encoder_->encode(texts, b->embeddings);

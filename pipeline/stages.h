@@ -60,6 +60,8 @@ class EmbedStage final : public BatchingStage {
   ClusterIdCache* cache_;
   int torch_threads_;
   bool threads_set_ = false;
+  bool canonicalize_ = true;  // encode canonical_template(template), see encoder_text.h
+  uint64_t lsh_seed_ = 0;     // wordless templates: id = seeded hash of the shape
 };
 
 // Embedding -> cluster_id.

@@ -263,5 +263,82 @@ TEST(ServeConfig, OtherBadValuesNameTheKey) {
   }
 }
 
+// --- pairs ---
+
+// Three pairs with known outcomes under the default pipeline: two right (a
+// same pair that differs only in variables, a diff pair of unrelated events)
+// and one wrong on purpose (identical lines labelled diff).
+const char* kPairsTsv =
+    "# expect\tline_a\tline_b\tnote\n"
+    "\n"
+    "same\tConnection from 10.0.0.1 port 22 closed\tConnection from 192.168.1.7 port 2222 closed\tvariables only\n"
+    "diff\tUser alice logged in\tDisk /dev/sda1 is full\n"
+    "   \n"
+    "diff\tDisk /dev/sda1 is full\tDisk /dev/sda1 is full\tlabelled wrong on purpose\r\n";
+
+TEST(Cli, WordpieceAndPairsHelp) {
+  for (const char* cmd : {"wordpiece", "pairs"}) {
+    SCOPED_TRACE(cmd);
+    RunResult r = run_logsift({cmd, "--help"});
+    EXPECT_TRUE(r.exit.clean()) << r.describe();
+    EXPECT_NE(r.out.find(std::string("usage: logsift ") + cmd), std::string::npos) << r.describe();
+  }
+}
+
+TEST(Cli, PairsCountsAndPrintsWrongPairs) {
+  TempDir dir("logsift-pairs-");
+  dir.write_file("pairs.tsv", kPairsTsv);
+  RunResult r = run_logsift({"pairs", dir.file("pairs.tsv")});
+  ASSERT_TRUE(r.exit.clean()) << r.describe();
+  EXPECT_NE(r.out.find("pair accuracy: 0.6667 (2/3); same: 1/1; diff: 1/2"), std::string::npos) << r.describe();
+  // The wrong pair is printed with its line number, note and cluster ids.
+  EXPECT_NE(r.out.find("line 6"), std::string::npos) << r.describe();
+  EXPECT_NE(r.out.find("labelled wrong on purpose"), std::string::npos) << r.describe();
+  EXPECT_EQ(r.out.find("variables only"), std::string::npos) << "only wrong pairs are listed\n" << r.describe();
+
+  RunResult j = run_logsift({"pairs", dir.file("pairs.tsv"), "--json"});
+  ASSERT_TRUE(j.exit.clean()) << j.describe();
+  json report = json::parse(j.out, nullptr, false);
+  ASSERT_TRUE(report.is_object()) << j.describe();
+  EXPECT_EQ(report["pairs"], 3);
+  EXPECT_EQ(report["correct"], 2);
+  EXPECT_NEAR(report["accuracy"].get<double>(), 2.0 / 3.0, 1e-9);
+  EXPECT_EQ(report["same"], (json{{"total", 1}, {"correct", 1}}));
+  EXPECT_EQ(report["diff"], (json{{"total", 2}, {"correct", 1}}));
+  ASSERT_EQ(report["wrong"].size(), 1u) << report;
+  const json& w = report["wrong"][0];
+  EXPECT_EQ(w["line"], 6);
+  EXPECT_EQ(w["expect"], "diff");
+  EXPECT_TRUE(is_hex16(w["a"]["cluster_id"])) << w;
+  EXPECT_EQ(w["a"]["cluster_id"], w["b"]["cluster_id"]) << w;
+
+  // Below --min-accuracy: exit 1, the report is still printed.
+  RunResult low = run_logsift({"pairs", dir.file("pairs.tsv"), "--min-accuracy", "0.9"});
+  EXPECT_TRUE(low.exit.exited && low.exit.code == 1) << low.describe();
+  EXPECT_NE(low.out.find("pair accuracy: 0.6667"), std::string::npos) << low.describe();
+  RunResult ok = run_logsift({"pairs", dir.file("pairs.tsv"), "--min-accuracy", "0.6"});
+  EXPECT_TRUE(ok.exit.clean()) << ok.describe();
+}
+
+TEST(Cli, PairsMalformedRowExits2NamingTheLine) {
+  TempDir dir("logsift-pairs-");
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"same\ta\tb\n# fine\nsame\tonly two columns\n", "line 3"},
+      {"maybe\ta\tb\n", "line 1"},
+      {"same\ta\tb\tnote\textra\n", "line 1"},
+      {"diff\t\tb\n", "line 1"},
+  };
+  for (const auto& [tsv, where] : cases) {
+    SCOPED_TRACE(tsv);
+    dir.write_file("bad.tsv", tsv);
+    RunResult r = run_logsift({"pairs", dir.file("bad.tsv")});
+    EXPECT_TRUE(r.exit.exited && r.exit.code == 2) << r.describe();
+    EXPECT_NE(r.err.find(where), std::string::npos) << r.describe();
+  }
+  dir.write_file("empty.tsv", "# nothing\n");
+  RunResult r = run_logsift({"pairs", dir.file("empty.tsv")});
+  EXPECT_TRUE(r.exit.exited && r.exit.code == 2) << r.describe();
+}
+
 }  // namespace
 }  // namespace logsift_it

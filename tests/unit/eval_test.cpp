@@ -138,7 +138,7 @@ std::vector<Prediction> cluster_by_content(const std::vector<std::string>& lines
     std::vector<Prediction> out;
     for (const auto& line : lines) {
         const uint64_t id = ids.try_emplace(line, ids.size()).first->second;
-        out.push_back({id, line});
+        out.push_back({id, line, id + 1000});  // template ids: the same partition, other values
     }
     return out;
 }
@@ -226,7 +226,9 @@ TEST_F(EvalDirTest, JsonAndTable) {
     EXPECT_DOUBLE_EQ(j.at("datasets").at("alpha").at("ga").get<double>(), 1.0);
     EXPECT_DOUBLE_EQ(j.at("avg_ga").get<double>(), 0.8125);
     EXPECT_DOUBLE_EQ(j.at("avg_pa").get<double>(), 0.75);
-    EXPECT_EQ(j.size(), 3u);
+    EXPECT_DOUBLE_EQ(j.at("avg_ga_template").get<double>(), 0.8125);
+    EXPECT_DOUBLE_EQ(j.at("datasets").at("alpha").at("ga_template").get<double>(), 1.0);
+    EXPECT_EQ(j.size(), 4u);
 
     const std::string table = format_table(r);
     EXPECT_NE(table.find("tiny"), std::string::npos);

@@ -1,0 +1,277 @@
+"""Training classes for the log encoder and the augmentations that make views.
+
+A *class* is one event: a list of template texts that must share a cluster id.
+Sources, all deterministic for a seed:
+
+* loghub (../shared/data/loghub-2k, the nine labelled sets): one class per
+  EventId, holding its EventTemplate and the templates that the serving
+  pipeline (`logsift cluster`, pre-mask + denoiser) makes of its lines, so the
+  encoder sees the real denoiser's output, noise included.  Templates in the
+  same set are each other's hard negatives (they are batched together).
+* synthlog templates: one class per template (plus pipeline templates of a
+  few rendered lines); members of a synthlog family, one word apart, are
+  batched together as hard negatives.
+* generated pairs: random sentences over the words of both sources, each with
+  a twin one meaningful token apart (an antonym, an added qualifier, another
+  word, another exception class) so the model learns that every content word
+  counts, beyond the words it has seen.
+
+Views (positives) are class members with augmentations: a trailing cause
+clause, a package prefix, a ``Caused by:`` prefix, case and punctuation
+changes, a variable left unmasked.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import random
+import subprocess
+import sys
+from typing import Dict, List, Optional, Sequence, Tuple
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+_REPO = os.path.abspath(os.path.join(_HERE, "..", "..", ".."))
+sys.path.insert(0, os.path.join(_HERE, ".."))
+DEFAULT_LOGHUB = os.path.abspath(os.path.join(_REPO, "..", "shared", "data", "loghub-2k"))
+LOGHUB_SETS = ("Android", "Apache", "BGL", "HDFS", "Hadoop", "Mac", "OpenSSH", "Spark", "Zookeeper")
+
+import synthlog  # noqa: E402
+
+CAUSES = [
+    "Temporary failure in name resolution", "Connection refused", "Connection reset by peer",
+    "No route to host", "Read timed out", "connect timed out", "Broken pipe", "Permission denied",
+    "No such file or directory", "Name or service not known", "Network is unreachable",
+    "Operation timed out", "Too many open files", "No space left on device", "Resource temporarily unavailable",
+    "Host is down", "Socket closed", "The connection was closed by the remote host",
+    "SSL handshake failed", "certificate has expired", "unexpected end of stream", "EOF",
+    "context deadline exceeded", "i/o timeout", "deadline exceeded after <*>", "server returned <*>",
+    "Remote host terminated the handshake", "Address already in use", "Input/output error",
+    "Cannot allocate memory", "Disk quota exceeded", "signal <*> (Killed)", "exit code <*>",
+    "Broker not available", "Service Unavailable", "Internal Server Error", "Bad Gateway",
+]
+
+ANTONYMS = [
+    ("opened", "closed"), ("open", "close"), ("started", "stopped"), ("started", "paused"),
+    ("starting", "stopping"), ("succeeded", "failed"), ("success", "failure"), ("accepted", "rejected"),
+    ("accepted", "failed"), ("allowed", "denied"), ("enabled", "disabled"), ("connected", "disconnected"),
+    ("up", "down"), ("in", "out"), ("on", "off"), ("added", "removed"), ("created", "deleted"),
+    ("acquired", "released"), ("locked", "unlocked"), ("mounted", "unmounted"), ("valid", "invalid"),
+    ("healthy", "unhealthy"), ("available", "unavailable"), ("found", "missing"), ("hit", "miss"),
+    ("read", "write"), ("sent", "received"), ("upload", "download"), ("uploading", "downloading"),
+    ("leader", "follower"), ("primary", "secondary"), ("master", "slave"), ("committed", "aborted"),
+    ("begin", "end"), ("before", "after"), ("min", "max"), ("increased", "decreased"),
+    ("granted", "revoked"), ("attached", "detached"), ("registered", "unregistered"), ("ready", "pending"),
+    ("scheduled", "evicted"), ("started", "finished"), ("running", "terminated"), ("passed", "failed"),
+    ("login", "logout"), ("encrypt", "decrypt"), ("inbound", "outbound"), ("high", "low"),
+    ("first", "last"), ("expired", "renewed"), ("suspended", "resumed"), ("blocked", "unblocked"),
+]
+QUALIFIERS = ["invalid", "not", "unknown", "failed to", "unable to", "no", "missing", "duplicate",
+              "unexpected", "partial", "stale", "corrupt", "temporary", "remote", "local"]
+PACKAGES = ["com.amazonaws.", "java.lang.", "java.io.", "java.net.", "org.apache.hadoop.ipc.",
+            "io.netty.channel.", "org.springframework.web.", "com.acme.billing.", "net.example.core.",
+            "org.postgresql.util.", "kotlin.", "scala.concurrent.", "com.google.common.util."]
+EXC_SUFFIX = ["Exception", "Error", "Failure", "Fault"]
+
+
+def find_binary() -> str:
+    cand = [os.environ.get("LOGSIFT_BIN", "")] + [os.path.join(_REPO, d, "logsift") for d in ("build", "build-lead")]
+    for c in cand:
+        if c and os.path.isfile(c) and os.access(c, os.X_OK):
+            return c
+    raise RuntimeError("logsift binary not found: build it (bash docker/setup.sh build) or set LOGSIFT_BIN")
+
+
+def pipeline_templates(lines: Sequence[str], binary: Optional[str] = None) -> List[str]:
+    """Templates the serving pipeline (pre-mask + shipped denoiser) makes of lines."""
+    binary = binary or find_binary()
+    env = dict(os.environ, LOGSIFT_ENCODER_MODEL="hashed")
+    clean = [l.replace("\n", " ").replace("\r", " ") for l in lines]
+    out = subprocess.run([binary, "cluster", "-"], input="\n".join(clean) + "\n", capture_output=True,
+                         text=True, env=env, check=True)
+    res = []
+    for row in out.stdout.splitlines():
+        j = json.loads(row)
+        res.append(j.get("template", ""))
+    if len(res) != len(lines):
+        raise RuntimeError("logsift cluster returned %d rows for %d lines" % (len(res), len(lines)))
+    return res
+
+
+class Klass:
+    __slots__ = ("key", "group", "texts")
+
+    def __init__(self, key: str, group: str, texts: List[str]) -> None:
+        self.key = key        # unique name
+        self.group = group    # classes of one group are batched together (hard negatives)
+        self.texts = texts    # first = the reference template
+
+
+def loghub_classes(root: str = DEFAULT_LOGHUB, sets: Sequence[str] = LOGHUB_SETS,
+                   binary: Optional[str] = None, max_per_set: int = 0) -> List[Klass]:
+    out: List[Klass] = []
+    for name in sets:
+        meta = json.load(open(os.path.join(root, "datasets.json")))
+        path = os.path.join(root, meta[name]["truth"])
+        rows = list(csv.DictReader(open(path, newline="", encoding="utf-8")))
+        if max_per_set:
+            rows = rows[:max_per_set]
+        tpls = pipeline_templates([r["Content"] for r in rows], binary)
+        by_event: Dict[str, List[str]] = {}
+        owner: Dict[str, set] = {}
+        for r, t in zip(rows, tpls):
+            ev = r["EventId"]
+            lst = by_event.setdefault(ev, [r["EventTemplate"]])
+            if t not in lst:
+                lst.append(t)
+            owner.setdefault(t, set()).add(ev)
+        for ev in sorted(by_event):
+            texts = [by_event[ev][0]] + [t for t in by_event[ev][1:] if len(owner[t]) == 1]
+            out.append(Klass("loghub/%s/%s" % (name, ev), "loghub/" + name, texts))
+    return out
+
+
+def synth_classes(binary: Optional[str] = None, renders: int = 3, seed: int = 11,
+                  limit: int = 0) -> List[Klass]:
+    gen = synthlog.Generator(seed)
+    templates = gen.templates[:limit] if limit else gen.templates
+    rng = random.Random(seed)
+    lines, owners = [], []
+    for t in templates:
+        for _ in range(renders):
+            lines.append(gen.render(t, rng)[0])
+            owners.append(t.id)
+    tpls = pipeline_templates(lines, binary) if lines else []
+    by_id: Dict[int, List[str]] = {t.id: [t.text] for t in templates}
+    for tid, tp in zip(owners, tpls):
+        if tp not in by_id[tid]:
+            by_id[tid].append(tp)
+    out = []
+    for t in templates:
+        group = "synth/fam/" + t.family if t.family else "synth/" + t.category
+        out.append(Klass("synth/%d" % t.id, group, by_id[t.id]))
+    return out
+
+
+def word_pool(classes: Sequence[Klass]) -> List[str]:
+    seen: Dict[str, None] = {}
+    for k in classes:
+        for w in k.texts[0].replace("<*>", " ").split():
+            w = w.strip(".,:;()[]{}\"'=")
+            if len(w) >= 3 and w.isalpha():
+                seen.setdefault(w, None)
+    for a, b in ANTONYMS:
+        seen.setdefault(a, None)
+        seen.setdefault(b, None)
+    return list(seen)
+
+
+def _camel(rng: random.Random, pool: Sequence[str]) -> str:
+    return "".join(rng.choice(pool).capitalize() for _ in range(rng.randint(1, 3)))
+
+
+def generated_pair(rng: random.Random, pool: Sequence[str], idx: int) -> Tuple[Klass, Klass]:
+    """A random event and its twin one meaningful token apart."""
+    n = rng.randint(3, 9)
+    words = [rng.choice(pool) for _ in range(n)]
+    for _ in range(rng.randint(0, 3)):
+        words.insert(rng.randint(0, len(words)), "<*>")
+    prefix = ""
+    if rng.random() < 0.3:
+        prefix = _camel(rng, pool) + rng.choice(EXC_SUFFIX) + ": "
+    twin = list(words)
+    kind = rng.random()
+    content = [i for i, w in enumerate(words) if w != "<*>"]
+    if kind < 0.35:
+        a, b = rng.choice(ANTONYMS)
+        if rng.random() < 0.5:
+            a, b = b, a
+        i = rng.choice(content)
+        words[i], twin[i] = a, b
+    elif kind < 0.6:
+        i = rng.choice(content)
+        twin.insert(i, rng.choice(QUALIFIERS))
+    elif kind < 0.8 or not prefix:
+        i = rng.choice(content)
+        w = rng.choice(pool)
+        while w.lower() == words[i].lower():
+            w = rng.choice(pool)
+        twin[i] = w
+    else:
+        prefix2 = _camel(rng, pool) + rng.choice(EXC_SUFFIX) + ": "
+        return (Klass("gen/%d/a" % idx, "gen/%d" % idx, [prefix + " ".join(words)]),
+                Klass("gen/%d/b" % idx, "gen/%d" % idx, [prefix2 + " ".join(twin)]))
+    return (Klass("gen/%d/a" % idx, "gen/%d" % idx, [prefix + " ".join(words)]),
+            Klass("gen/%d/b" % idx, "gen/%d" % idx, [prefix + " ".join(twin)]))
+
+
+def _random_value(rng: random.Random) -> str:
+    k = rng.random()
+    if k < 0.3:
+        return str(rng.randint(0, 10 ** rng.randint(1, 9)))
+    if k < 0.55:
+        return "%x" % rng.getrandbits(rng.choice([24, 32, 48, 64]))
+    if k < 0.75:
+        return "%d.%d.%d.%d" % tuple(rng.randint(0, 255) for _ in range(4))
+    if k < 0.82:
+        return "".join(rng.choice("abcdefghijklmnopqrstuvwxyz0123456789") for _ in range(rng.randint(6, 14)))
+    if k < 0.9:
+        return "%d%s" % (rng.randint(1, 999), rng.choice(["ms", "s", "MB", "KB", "%", "us", "m", "h", "GB"]))
+    # a name the denoiser left in place (user, table, topic), or a name prefix before the masked rest
+    name = rng.choice(synthlog.USER_NAMES)
+    return rng.choice([name, name.upper(), name + "-<*>", name + "_<*>"])
+
+
+def augment(text: str, rng: random.Random, strength: float = 1.0) -> str:
+    """One positive view of a template: changes that keep the event."""
+    t = text
+    if rng.random() < 0.2 * strength and "<*>" in t:
+        parts = t.split("<*>")
+        i = rng.randrange(len(parts) - 1)
+        t = "<*>".join(parts[: i + 1]) + _random_value(rng) + "<*>".join(parts[i + 1:])
+    if rng.random() < 0.3 * strength:
+        cause = rng.choice(CAUSES)
+        if rng.random() < 0.3:
+            cause += rng.choice([" (<*>)", ": <*>", " after <*>"])
+        t = t.rstrip(" .") + rng.choice([": ", ": ", " - ", "; "]) + cause
+    if rng.random() < 0.15 * strength:
+        words = t.split(" ")
+        cands = [i for i, w in enumerate(words) if w[:1].isupper() and any(c.islower() for c in w[1:])]
+        if cands:
+            i = rng.choice(cands)
+            words[i] = rng.choice(PACKAGES) + words[i]
+            t = " ".join(words)
+    if rng.random() < 0.08 * strength:
+        t = "Caused by: " + t
+    r = rng.random()
+    if r < 0.1 * strength:
+        t = t.upper()
+    elif r < 0.2 * strength:
+        t = t.lower()
+    elif r < 0.25 * strength:
+        t = t.title()
+    if rng.random() < 0.3 * strength:
+        k = rng.random()
+        if k < 0.2:
+            t = t.replace(": ", " - ")
+        elif k < 0.4:
+            t = t + "."
+        elif k < 0.55:
+            t = t.replace(",", "")
+        elif k < 0.7:
+            t = t.replace("=", ": ")
+        elif k < 0.85:
+            words = t.split(" ")
+            i = rng.randrange(len(words))
+            q = rng.choice(['"%s"', "[%s]", "'%s'", "(%s)"])
+            words[i] = q % words[i]
+            t = " ".join(words)
+        else:
+            t = t.replace(":", "")
+    return t
+
+
+def view(k: Klass, rng: random.Random, strength: float = 1.0) -> str:
+    base = k.texts[0] if len(k.texts) == 1 or rng.random() < 0.4 else rng.choice(k.texts[1:])
+    return augment(base, rng, strength)

@@ -1,0 +1,277 @@
+#!/usr/bin/python3
+"""Train logsift's log encoder contrastively and export it as TorchScript.
+
+Reproduce the shipped model (fixed seeds, one thread, ~10 min on 2 cores):
+
+    bash docker/setup.sh build        # the trainer runs the serving pipeline for templates
+    /usr/bin/python3 models/training/encoder/train.py --out models/encoder-v1.pt
+
+Smoke test (ctest encoder_train_smoke): ``--tiny`` trains a few steps on a small sample.
+
+Loss, per batch of K classes x 2 augmented views (classes of one loghub set or
+one synthlog family share a batch, so hard negatives meet):
+  * InfoNCE on tanh(z) (cosine, temperature 0.05), both directions;
+  * bit agreement: every code logit of a view sits on the same side as its
+    positive's sign with margin 1 (hinge), so positives share all 32 bits;
+  * bit separation: against its hardest in-batch negative, a view disagrees in
+    at least 4 bits by margin 1 (hinge on the 4 most-disagreeing bits).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import sys
+import time
+from typing import Dict, List, Sequence, Tuple
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, _HERE)
+
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+
+import data  # noqa: E402
+from model import LogEncoder  # noqa: E402
+from text import WordPiece, build_vocab, canonicalize  # noqa: E402
+
+VERSION = "log-encoder-v1"
+
+
+def pad_batch(seqs: Sequence[List[int]], pad: int) -> Tuple[torch.Tensor, torch.Tensor]:
+    T = max(len(s) for s in seqs)
+    ids = torch.full((len(seqs), T), pad, dtype=torch.long)
+    mask = torch.zeros((len(seqs), T), dtype=torch.long)
+    for i, s in enumerate(seqs):
+        ids[i, : len(s)] = torch.tensor(s, dtype=torch.long)
+        mask[i, : len(s)] = 1
+    return ids, mask
+
+
+class Encoder:
+    """Text -> codes with the serving-side text path (canonicalize + WordPiece)."""
+
+    def __init__(self, model: LogEncoder, wp: WordPiece) -> None:
+        self.model, self.wp = model, wp
+
+    def ids(self, texts: Sequence[str]) -> List[List[int]]:
+        return [self.wp.encode(canonicalize(t)) for t in texts]
+
+    @torch.no_grad()
+    def code_keys(self, texts: Sequence[str], batch: int = 256) -> List[bytes]:
+        self.model.eval()
+        out: List[bytes] = []
+        for i in range(0, len(texts), batch):
+            ids, mask = pad_batch(self.ids(texts[i: i + batch]), self.wp.pad)
+            z = self.model.codes(ids, mask)
+            for row in (z >= 0).to(torch.uint8).tolist():
+                out.append(bytes(row))
+        return out
+
+
+def grouping_accuracy(truth: Sequence[str], pred: Sequence[object]) -> float:
+    by_pred: Dict[object, List[int]] = {}
+    by_truth: Dict[str, List[int]] = {}
+    for i, (t, p) in enumerate(zip(truth, pred)):
+        by_pred.setdefault(p, []).append(i)
+        by_truth.setdefault(t, []).append(i)
+    ok = 0
+    for p, idx in by_pred.items():
+        if by_truth[truth[idx[0]]] == idx:
+            ok += len(idx)
+    return ok / max(1, len(truth))
+
+
+def loghub_eval(enc: Encoder, sets: Dict[str, Tuple[List[str], List[str]]]) -> Dict[str, Dict[str, float]]:
+    res = {}
+    for name, (truth, tpls) in sets.items():
+        uniq = sorted(set(tpls))
+        keys = dict(zip(uniq, enc.code_keys(uniq)))
+        res[name] = {"ga_template": grouping_accuracy(truth, tpls),
+                     "ga_code": grouping_accuracy(truth, [keys[t] for t in tpls])}
+    return res
+
+
+def load_pairs(path: str) -> List[Tuple[str, str, str]]:
+    out = []
+    for line in open(path, encoding="utf-8"):
+        if not line.strip() or line.startswith("#"):
+            continue
+        cols = line.rstrip("\n").split("\t")
+        out.append((cols[0], cols[1], cols[2]))
+    return out
+
+
+def pair_eval(enc: Encoder, pairs, binary) -> Tuple[float, List[str]]:
+    lines = [a for _, a, _ in pairs] + [b for _, _, b in pairs]
+    tpls = data.pipeline_templates(lines, binary)
+    keys = enc.code_keys(tpls)
+    n = len(pairs)
+    ok, wrong = 0, []
+    for i, (exp, a, b) in enumerate(pairs):
+        same = keys[i] == keys[n + i]
+        if same == (exp == "same"):
+            ok += 1
+        else:
+            wrong.append("%s | %s | %s" % (exp, tpls[i], tpls[n + i]))
+    return ok / max(1, n), wrong
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--out", default=os.path.join(data._REPO, "models", "encoder-v1.pt"))
+    ap.add_argument("--report", default="", help="JSON report (default: --out with .json)")
+    ap.add_argument("--steps", type=int, default=4000)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--lr", type=float, default=3e-3)
+    ap.add_argument("--bits", type=int, default=32, help="code bits (the model's output dimension)")
+    ap.add_argument("--dim", type=int, default=64, help="token embedding width")
+    ap.add_argument("--tiny", action="store_true", help="smoke test: small sample, few steps")
+    ap.add_argument("--pairs", default=os.path.join(data._REPO, "tests", "pairs", "pairs.tsv"))
+    args = ap.parse_args()
+    if args.tiny:
+        args.steps = min(args.steps, 20)
+    torch.manual_seed(args.seed)
+    torch.set_num_threads(args.threads)
+    rng = random.Random(args.seed)
+    t0 = time.time()
+    binary = data.find_binary()
+
+    sets = data.LOGHUB_SETS[:2] if args.tiny else data.LOGHUB_SETS
+    lh = data.loghub_classes(sets=sets, binary=binary, max_per_set=300 if args.tiny else 0)
+    sy = data.synth_classes(binary=binary, limit=60 if args.tiny else 0)
+    pool = data.word_pool(lh + sy)
+    corpus = [t for k in lh + sy for t in k.texts] + data.CAUSES + data.QUALIFIERS + pool
+    corpus += [p + "X" for p in data.PACKAGES]
+    vocab = build_vocab(corpus)
+    wp = WordPiece(vocab, wildcard_token="[VAR]", max_len=128)
+    model = LogEncoder(vocab, d=args.dim, bits=args.bits, version=VERSION)
+    enc = Encoder(model, wp)
+    drop = model.drop
+
+    def key_of(text: str) -> Tuple[int, ...]:
+        return tuple(i for i in wp.encode(canonicalize(text)) if not drop[i])
+
+    # One class per distinct model input; later duplicates are dropped.
+    classes, seen = [], set()
+    for k in lh + sy:
+        kk = key_of(k.texts[0])
+        if kk in seen:
+            continue
+        seen.add(kk)
+        classes.append(k)
+    groups: Dict[str, List[data.Klass]] = {}
+    for k in classes:
+        groups.setdefault(k.group, []).append(k)
+    lh_groups = sorted(g for g in groups if g.startswith("loghub/"))
+    sy_groups = sorted(g for g in groups if g.startswith("synth/"))
+    print("classes: %d (loghub %d, synth %d), vocab %d, params %d" % (
+        len(classes), sum(len(groups[g]) for g in lh_groups), sum(len(groups[g]) for g in sy_groups),
+        len(vocab), sum(p.numel() for p in model.parameters())), flush=True)
+
+    # Held-in evaluation data: every loghub line's pipeline template.
+    eval_sets: Dict[str, Tuple[List[str], List[str]]] = {}
+    for name in sets:
+        import csv
+        meta = json.load(open(os.path.join(data.DEFAULT_LOGHUB, "datasets.json")))
+        rows = list(csv.DictReader(open(os.path.join(data.DEFAULT_LOGHUB, meta[name]["truth"]), encoding="utf-8")))
+        if args.tiny:
+            rows = rows[:300]
+        eval_sets[name] = ([r["EventId"] for r in rows], data.pipeline_templates([r["Content"] for r in rows], binary))
+
+    opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=max(args.steps, 2), pct_start=0.1)
+    n_lh, n_sy, n_gen = (24, 24, 8) if args.tiny else (96, 96, 32)
+    tau, margin, r_sep = 0.05, 1.0, max(4, args.bits * 6 // 64)
+    gen_idx = 0
+    log = []
+    for step in range(args.steps):
+        model.train()
+        batch: List[data.Klass] = []
+        for g in rng.sample(lh_groups, min(2, len(lh_groups))):
+            members = groups[g]
+            batch += rng.sample(members, min(len(members), n_lh // 2))
+        picked = 0
+        while picked < n_sy:
+            g = rng.choice(sy_groups)
+            for k in groups[g][: n_sy - picked]:
+                batch.append(k)
+                picked += 1
+        for _ in range(n_gen):
+            a, b = data.generated_pair(rng, pool, gen_idx)
+            gen_idx += 1
+            batch += [a, b]
+        # distinct model inputs only (a class can repeat via the synth family loop)
+        uniq, keys = [], set()
+        for k in batch:
+            kk = key_of(k.texts[0])
+            if kk not in keys:
+                keys.add(kk)
+                uniq.append(k)
+        batch = uniq
+        v1 = [data.view(k, rng) for k in batch]
+        v2 = [data.view(k, rng) for k in batch]
+        ids1, m1 = pad_batch(enc.ids(v1), wp.pad)
+        ids2, m2 = pad_batch(enc.ids(v2), wp.pad)
+        z1, z2 = model.codes(ids1, m1), model.codes(ids2, m2)
+        u1, u2 = F.normalize(torch.tanh(z1), dim=1), F.normalize(torch.tanh(z2), dim=1)
+        logits = u1 @ u2.t() / tau
+        target = torch.arange(len(batch))
+        l_nce = 0.5 * (F.cross_entropy(logits, target) + F.cross_entropy(logits.t(), target))
+        s1, s2 = torch.sign(z1).detach(), torch.sign(z2).detach()
+        l_agree = F.relu(margin - z1 * s2).mean() + F.relu(margin - z2 * s1).mean()
+        with torch.no_grad():
+            sim = (u1 @ u2.t()).fill_diagonal_(-2.0)
+            hard = sim.argmax(dim=1)
+        agree_neg = z1 * s2[hard]
+        l_sep = F.relu(margin + torch.sort(agree_neg, dim=1).values[:, :r_sep]).mean()
+        loss = l_nce + l_agree + l_sep
+        opt.zero_grad()
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 5.0)
+        opt.step()
+        sched.step()
+        if step % 100 == 0 or step == args.steps - 1:
+            with torch.no_grad():
+                same_all = ((z1 >= 0) == (z2 >= 0)).all(dim=1).float().mean().item()
+            rec = {"step": step, "loss": round(loss.item(), 4), "nce": round(l_nce.item(), 4),
+                   "agree": round(l_agree.item(), 4), "sep": round(l_sep.item(), 4),
+                   "views_same_code": round(same_all, 4), "t": round(time.time() - t0, 1)}
+            log.append(rec)
+            print(json.dumps(rec), flush=True)
+
+    model.eval()
+    ga = loghub_eval(enc, eval_sets)
+    for name, r in ga.items():
+        print("%-10s GA template_id %.4f  code %.4f" % (name, r["ga_template"], r["ga_code"]))
+    avg_t = sum(r["ga_template"] for r in ga.values()) / len(ga)
+    avg_c = sum(r["ga_code"] for r in ga.values()) / len(ga)
+    print("average    GA template_id %.4f  code %.4f" % (avg_t, avg_c))
+    pairs = data_pairs = load_pairs(args.pairs) if os.path.exists(args.pairs) else []
+    pair_acc, wrong = pair_eval(enc, pairs, binary) if pairs else (0.0, [])
+    print("pairs: %.4f (%d)" % (pair_acc, len(data_pairs)))
+    for w in wrong:
+        print("  wrong:", w)
+
+    scripted = torch.jit.script(model)
+    os.makedirs(os.path.dirname(os.path.abspath(args.out)) or ".", exist_ok=True)
+    torch.jit.save(scripted, args.out, _extra_files={"vocab.txt": "\n".join(vocab) + "\n"})
+    report = {
+        "version": VERSION, "command": "/usr/bin/python3 models/training/encoder/train.py" + (" --tiny" if args.tiny else ""),
+        "seed": args.seed, "steps": args.steps, "bits": args.bits, "dim": args.dim, "threads": args.threads, "vocab": len(vocab),
+        "params": sum(p.numel() for p in model.parameters()), "classes": len(classes),
+        "train_seconds": round(time.time() - t0, 1), "loghub_ga": ga,
+        "avg_ga_template": avg_t, "avg_ga_code": avg_c, "pair_accuracy_codes": pair_acc,
+        "log": log,
+    }
+    rep = args.report or os.path.splitext(args.out)[0] + ".json"
+    with open(rep, "w") as f:
+        json.dump(report, f, indent=1)
+    print("wrote %s (%d bytes) and %s" % (args.out, os.path.getsize(args.out), rep))
+
+
+if __name__ == "__main__":
+    main()

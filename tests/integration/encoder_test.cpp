@@ -1,0 +1,112 @@
+// Serving with a bring-your-own TorchScript sentence encoder: the tiny test
+// model written by tests/models/make_tiny_encoder.py (ctest fixture
+// tiny_encoder; suites named TinyEncoder* get it), and bad encoder settings.
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "harness.h"
+
+namespace logsift_it {
+namespace {
+
+std::string tiny(const std::string& file) { return std::string(LOGSIFT_TINY_ENCODER_DIR) + "/" + file; }
+
+json tiny_expected() {
+  std::ifstream in(tiny("expected.json"));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return json::parse(ss.str(), nullptr, false);
+}
+
+const std::string kLine = "SdkClientException: Unable to execute HTTP request: Connect to 10.0.0.1:443 failed";
+
+TEST(TinyEncoderServe, InfoAndStableIdsAcrossRestart) {
+  json ex = tiny_expected();
+  ASSERT_TRUE(ex.is_object()) << "missing " << tiny("expected.json") << ": run ctest -R tiny_encoder_generate";
+  TempDir data("logsift-encoder-");
+  ServerOptions opts;
+  opts.data_dir = data.path();
+  opts.args = {"--encoder-model", tiny("tiny_encoder.pt"), "--encoder-vocab", tiny("vocab.txt")};
+  std::string first_id;
+  {
+    ServerProcess server(opts);
+    ASSERT_TRUE(server.start_ready()) << server.log_text();
+    HttpResponse info = http_get(server.http_port(), "/info");
+    ASSERT_EQ(info.status, 200) << info.describe();
+    json enc = info.json_body()["encoder"];
+    EXPECT_EQ(enc["version"], ex["version"]) << enc;
+    EXPECT_EQ(enc["dim"], ex["dim"]) << enc;
+    EXPECT_EQ(enc["kind"], "torchscript") << enc;
+    EXPECT_EQ(enc["source"], tiny("tiny_encoder.pt")) << enc;
+    EXPECT_EQ(enc["max_len"], ex["max_len"]) << enc;
+    EXPECT_EQ(enc["vocab_size"], ex["vocab_size"]) << enc;
+
+    HttpResponse a = post_infer(server.http_port(), kLine);
+    HttpResponse b = post_infer(server.http_port(), kLine);
+    ASSERT_EQ(a.status, 200) << a.describe();
+    ASSERT_EQ(b.status, 200) << b.describe();
+    json ja = a.json_body(), jb = b.json_body();
+    ASSERT_TRUE(is_inference_result(ja));
+    ASSERT_TRUE(is_inference_result(jb));
+    EXPECT_TRUE(is_hex16(ja["cluster_id"]));
+    EXPECT_EQ(ja["cluster_id"], jb["cluster_id"]);
+    EXPECT_TRUE(ja["new"].get<bool>());
+    EXPECT_FALSE(jb["new"].get<bool>());
+    first_id = ja["cluster_id"].get<std::string>();
+    HttpResponse other = post_infer(server.http_port(), "Disk /dev/sda1 is full");
+    ASSERT_EQ(other.status, 200) << other.describe();
+    EXPECT_NE(other.json_body()["cluster_id"], ja["cluster_id"]);
+    ProcessExit e = server.stop();
+    EXPECT_TRUE(e.clean()) << e.describe() << "\n" << server.log_text();
+  }
+  {
+    ServerProcess server(opts);
+    ASSERT_TRUE(server.start_ready()) << server.log_text();
+    HttpResponse again = post_infer(server.http_port(), kLine);
+    ASSERT_EQ(again.status, 200) << again.describe();
+    EXPECT_EQ(again.json_body()["cluster_id"], first_id) << "the same line must keep its id across a restart";
+    EXPECT_FALSE(again.json_body()["new"].get<bool>());
+    ProcessExit e = server.stop();
+    EXPECT_TRUE(e.clean()) << e.describe();
+  }
+  // The CLI, with the vocab read from inside the archive, agrees.
+  RunResult cli = run_logsift({"cluster", "--encoder-model", tiny("tiny_encoder_with_vocab.pt"), "-"}, kLine + "\n");
+  ASSERT_TRUE(cli.exit.clean()) << cli.describe();
+  json j = json::parse(cli.out, nullptr, false);
+  ASSERT_TRUE(j.is_object()) << cli.describe();
+  EXPECT_EQ(j["cluster_id"], first_id);
+}
+
+// `serve` with a bad encoder setting exits non-zero at start-up naming the key.
+void expect_serve_fails(const std::vector<std::string>& extra, const std::string& key) {
+  TempDir data("logsift-encoder-cfg-");
+  std::vector<std::string> args = {"serve", "--http-port", "0", "--tcp-port", "0", "--data-dir", data.path()};
+  args.insert(args.end(), extra.begin(), extra.end());
+  RunResult r = run_logsift(args, "", {}, Millis(30000));
+  EXPECT_FALSE(r.timed_out) << r.describe();
+  EXPECT_TRUE(r.exit.exited && r.exit.code != 0) << r.describe();
+  EXPECT_NE(r.err.find(key), std::string::npos) << "stderr must name '" << key << "'\n" << r.describe();
+}
+
+TEST(EncoderConfig, MissingModelFileStopsServe) {
+  expect_serve_fails({"--encoder-model", "/nonexistent"}, "encoder_model");
+}
+
+TEST(EncoderConfig, FileThatIsNotTorchScriptStopsServe) {
+  TempDir dir("logsift-encoder-bad-");
+  dir.write_file("model.pt", "this is not a zip archive\n");
+  expect_serve_fails({"--encoder-model", dir.file("model.pt")}, "encoder_model");
+}
+
+TEST(EncoderConfig, BadVocabAndMaxLenNameTheirKeys) {
+  TempDir dir("logsift-encoder-bad-");
+  dir.write_file("model.pt", "x");
+  expect_serve_fails({"--encoder-model", dir.file("model.pt"), "--encoder-vocab", "/nonexistent"}, "encoder_vocab");
+  expect_serve_fails({"--encoder-model", "hashed", "--encoder-max-len", "64"}, "encoder_max_len");
+  expect_serve_fails({"--encoder-model", "", "--encoder-max-len", "64"}, "encoder_model");
+}
+
+}  // namespace
+}  // namespace logsift_it
