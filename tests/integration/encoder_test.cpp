@@ -110,3 +110,45 @@ TEST(EncoderConfig, BadVocabAndMaxLenNameTheirKeys) {
 
 }  // namespace
 }  // namespace logsift_it
+
+namespace logsift_it {
+namespace {
+
+// The default service: the built-in log-encoder-v1 and the LSH config are
+// reported, and the founding pair gets one cluster id through the real server.
+TEST(BuiltinEncoderServe, InfoReportsContractAndFoundingPairSharesAnId) {
+  TempDir data("logsift-builtin-encoder-");
+  ServerOptions opts;
+  opts.data_dir = data.path();
+  ServerProcess server(opts);
+  ASSERT_TRUE(server.start_ready()) << server.log_text();
+  HttpResponse info = http_get(server.http_port(), "/info");
+  ASSERT_EQ(info.status, 200) << info.describe();
+  json j = info.json_body();
+  EXPECT_EQ(j["encoder"]["version"], "log-encoder-v1") << j;
+  EXPECT_EQ(j["encoder"]["kind"], "torchscript") << j;
+  EXPECT_EQ(j["encoder"]["source"], "builtin") << j;
+  EXPECT_EQ(j["encoder"]["dim"], 32) << j;
+  EXPECT_EQ(j["encoder"]["max_len"], 128) << j;
+  EXPECT_GT(j["encoder"]["vocab_size"].get<int>(), 1000) << j;
+  EXPECT_EQ(j["lsh"]["bits"], 64) << j;
+  EXPECT_EQ(j["lsh"]["seed"], 1337) << j;
+  EXPECT_TRUE(j["denoiser"]["version"].is_string()) << j;
+
+  HttpResponse a = post_infer(server.http_port(),
+                              "com.amazonaws.SdkClientException: Unable to execute HTTP request: "
+                              "a231d9e5-c804-4beb-a5cc-ca0d10868d22: Temporary failure in name resolution");
+  HttpResponse b = post_infer(server.http_port(),
+                              "SdkClientException: Unable to execute HTTP request: 4a13e174-8f4b-4572-98f8-7958a9330f77");
+  HttpResponse c = post_infer(server.http_port(), "Connection closed to 10.0.3.17:5432");
+  HttpResponse d = post_infer(server.http_port(), "Connection opened to 10.0.3.17:5432");
+  for (auto* r : {&a, &b, &c, &d}) ASSERT_EQ(r->status, 200) << r->describe();
+  EXPECT_EQ(a.json_body()["cluster_id"], b.json_body()["cluster_id"]) << a.body << "\n" << b.body;
+  EXPECT_NE(a.json_body()["template_id"], b.json_body()["template_id"]);
+  EXPECT_NE(c.json_body()["cluster_id"], d.json_body()["cluster_id"]);
+  ProcessExit e = server.stop();
+  EXPECT_TRUE(e.clean()) << e.describe() << "\n" << server.log_text();
+}
+
+}  // namespace
+}  // namespace logsift_it
