@@ -1,6 +1,5 @@
 #include "pipeline/stages.h"
 
-#include <deque>
 #include <unordered_map>
 
 #include "models/torch_runtime.h"
@@ -64,8 +63,7 @@ void EmbedStage::process_group(std::vector<Batch*>& group) {
   for (Batch* b : group) {
     // Distinct uncached templates of this batch, embedded together.
     std::unordered_map<uint64_t, int32_t> row_of;
-    std::vector<std::string_view> texts;
-    std::deque<std::string> canonical;  // stable addresses for the views
+    std::vector<std::string> inputs;  // what the encoder reads, one per row
     for (auto& r : b->records) {
       if (!r.ok()) continue;
       uint64_t id;
@@ -75,30 +73,25 @@ void EmbedStage::process_group(std::vector<Batch*>& group) {
         metrics().id_cache_hits.inc();
         continue;
       }
-      std::string canon = canonicalize_ ? canonical_template(r.template_text) : std::string();
-      const std::string_view text = canonicalize_ ? std::string_view(canon) : std::string_view(r.template_text);
-      if (!has_word(text)) {
+      if (auto it = row_of.find(r.template_id); it != row_of.end()) {
+        r.embedding_row = it->second;
+        continue;
+      }
+      std::string input = canonicalize_ ? canonical_template(r.template_text) : r.template_text;
+      if (!has_word(input)) {
         // No word at all ("<*>", "!!!", "<*> - <*>"): nothing for an encoder to
         // read, so the id is a seeded hash of the template's shape instead.
-        r.cluster_id = lsh::stable_hash64(text, lsh_seed_ ^ 0x776f72646c657373ull);
+        r.cluster_id = lsh::stable_hash64(input, lsh_seed_ ^ 0x776f72646c657373ull);
         r.embedding_row = -1;
         cache_->put(r.template_id, r.cluster_id);
         continue;
       }
-      auto [it, inserted] = row_of.emplace(r.template_id, static_cast<int32_t>(texts.size()));
-      if (inserted) {
-        if (canonicalize_) {
-          canonical.push_back(std::move(canon));
-          texts.push_back({});
-        } else {
-          texts.push_back(r.template_text);
-        }
-        metrics().id_cache_misses.inc();
-      }
-      r.embedding_row = it->second;
+      r.embedding_row = static_cast<int32_t>(inputs.size());
+      row_of.emplace(r.template_id, r.embedding_row);
+      inputs.push_back(std::move(input));
+      metrics().id_cache_misses.inc();
     }
-    if (canonicalize_)
-      for (size_t i = 0; i < texts.size(); ++i) texts[i] = canonical[i];
+    const std::vector<std::string_view> texts(inputs.begin(), inputs.end());
     b->embedding_dim = dim;
     b->embeddings.assign(texts.size() * static_cast<size_t>(dim), 0.0f);
     if (!texts.empty()) encoder_->encode(texts, b->embeddings);

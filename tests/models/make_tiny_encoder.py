@@ -81,62 +81,16 @@ def make_vocab():
 
 
 # --- reference WordPiece ------------------------------------------------------
+# The project's Python reference (the one the shipped encoder was trained with),
+# so the C++ tokenizer is pinned to exactly what training used.
 
-def basic_tokens(text, lower):
-    out, word = [], []
-
-    def flush():
-        if word:
-            out.append("".join(word))
-            word.clear()
-
-    for ch in text:
-        c = ord(ch)
-        if ch in " \t\n\r":
-            flush()
-        elif c == 0 or c == 0xFFFD or c < 0x20 or c == 0x7F:
-            continue  # removed; does not split the word
-        elif is_punct(ch):
-            flush()
-            out.append(ch)
-        else:
-            word.append(ch.lower() if lower and "A" <= ch <= "Z" else ch)
-    flush()
-    return out
-
-
-def wordpiece(word, vocab, max_chars=100):
-    chars = list(word)
-    if len(chars) > max_chars:
-        return ["[UNK]"]
-    pieces, start = [], 0
-    while start < len(chars):
-        end, cur = len(chars), None
-        while start < end:
-            sub = "".join(chars[start:end])
-            if start > 0:
-                sub = "##" + sub
-            if sub in vocab:
-                cur = sub
-                break
-            end -= 1
-        if cur is None:
-            return ["[UNK]"]
-        pieces.append(cur)
-        start = end
-    return pieces
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "models", "training", "encoder"))
+from text import WordPiece  # noqa: E402
 
 
 def encode(text, vocab, lower=True, wildcard="", max_len=MAX_LEN):
-    parts = text.split("<*>") if wildcard and wildcard in vocab else [text]
-    toks = []
-    for i, part in enumerate(parts):
-        if i:
-            toks.append(wildcard)
-        for w in basic_tokens(part, lower):
-            toks += wordpiece(w, vocab)
-    ids = [vocab[t] for t in toks][: max_len - 2]
-    return [vocab["[CLS]"]] + ids + [vocab["[SEP]"]]
+    tokens = [t for t, _ in sorted(vocab.items(), key=lambda kv: kv[1])]
+    return WordPiece(tokens, lower=lower, wildcard_token=wildcard, max_len=max_len).encode(text)
 
 
 # --- the model ----------------------------------------------------------------

@@ -111,8 +111,8 @@ class Klass:
 def loghub_classes(root: str = DEFAULT_LOGHUB, sets: Sequence[str] = LOGHUB_SETS,
                    binary: Optional[str] = None, max_per_set: int = 0) -> List[Klass]:
     out: List[Klass] = []
+    meta = json.load(open(os.path.join(root, "datasets.json")))
     for name in sets:
-        meta = json.load(open(os.path.join(root, "datasets.json")))
         path = os.path.join(root, meta[name]["truth"])
         rows = list(csv.DictReader(open(path, newline="", encoding="utf-8")))
         if max_per_set:

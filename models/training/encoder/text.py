@@ -227,11 +227,10 @@ def basic_tokens(text: str, lower: bool = True, wildcard_token: str = "") -> Lis
             i += 3
             continue
         o = ord(ch)
-        if o == 0 or o == 0xFFFD or (o < 32 and ch not in "\t\n\r") or o == 127:
-            i += 1
-            continue
-        if ch.isspace() and o < 128 or ch in "\t\n\r":
+        if ch in " \t\n\r":
             flush()
+        elif o == 0 or o == 0xFFFD or o < 32 or o == 127:
+            pass  # removed (control characters); does not split the word
         elif o < 128 and is_punct(ch):
             flush()
             out.append(ch)

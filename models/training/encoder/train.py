@@ -20,6 +20,7 @@ one synthlog family share a batch, so hard negatives meet):
 from __future__ import annotations
 
 import argparse
+import csv
 import json
 import os
 import random
@@ -174,9 +175,8 @@ def main() -> None:
 
     # Held-in evaluation data: every loghub line's pipeline template.
     eval_sets: Dict[str, Tuple[List[str], List[str]]] = {}
+    meta = json.load(open(os.path.join(data.DEFAULT_LOGHUB, "datasets.json")))
     for name in sets:
-        import csv
-        meta = json.load(open(os.path.join(data.DEFAULT_LOGHUB, "datasets.json")))
         rows = list(csv.DictReader(open(os.path.join(data.DEFAULT_LOGHUB, meta[name]["truth"]), encoding="utf-8")))
         if args.tiny:
             rows = rows[:300]
@@ -250,9 +250,9 @@ def main() -> None:
     avg_t = sum(r["ga_template"] for r in ga.values()) / len(ga)
     avg_c = sum(r["ga_code"] for r in ga.values()) / len(ga)
     print("average    GA template_id %.4f  code %.4f" % (avg_t, avg_c))
-    pairs = data_pairs = load_pairs(args.pairs) if os.path.exists(args.pairs) else []
+    pairs = load_pairs(args.pairs) if os.path.exists(args.pairs) else []
     pair_acc, wrong = pair_eval(enc, pairs, binary) if pairs else (0.0, [])
-    print("pairs: %.4f (%d)" % (pair_acc, len(data_pairs)))
+    print("pairs: %.4f (%d)" % (pair_acc, len(pairs)))
     for w in wrong:
         print("  wrong:", w)
 
