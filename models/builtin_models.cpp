@@ -5,32 +5,22 @@
 #define LOGSIFT_STR2(x) #x
 #define LOGSIFT_STR(x) LOGSIFT_STR2(x)
 
-__asm__(
-    ".section .rodata\n"
-    ".balign 64\n"
-    ".global logsift_denoiser_begin\n"
-    "logsift_denoiser_begin:\n"
-    ".incbin \"" LOGSIFT_STR(LOGSIFT_DENOISER_FILE) "\"\n"
-    ".global logsift_denoiser_end\n"
-    "logsift_denoiser_end:\n"
-    ".previous\n");
+// Embeds FILE as the read-only symbols NAME_begin / NAME_end.
+#define LOGSIFT_INCBIN(NAME, FILE)          \
+  __asm__(".section .rodata\n"             \
+          ".balign 64\n"                    \
+          ".global " #NAME "_begin\n" #NAME  \
+          "_begin:\n"                       \
+          ".incbin \"" FILE "\"\n"          \
+          ".global " #NAME "_end\n" #NAME    \
+          "_end:\n"                         \
+          ".previous\n");                   \
+  extern "C" const char NAME##_begin[];     \
+  extern "C" const char NAME##_end[];
 
-extern "C" const char logsift_denoiser_begin[];
-extern "C" const char logsift_denoiser_end[];
-
+LOGSIFT_INCBIN(logsift_denoiser, LOGSIFT_STR(LOGSIFT_DENOISER_FILE))
 #if LOGSIFT_HAVE_BUILTIN_ENCODER
-__asm__(
-    ".section .rodata\n"
-    ".balign 64\n"
-    ".global logsift_encoder_begin\n"
-    "logsift_encoder_begin:\n"
-    ".incbin \"" LOGSIFT_STR(LOGSIFT_ENCODER_FILE) "\"\n"
-    ".global logsift_encoder_end\n"
-    "logsift_encoder_end:\n"
-    ".previous\n");
-
-extern "C" const char logsift_encoder_begin[];
-extern "C" const char logsift_encoder_end[];
+LOGSIFT_INCBIN(logsift_encoder, LOGSIFT_STR(LOGSIFT_ENCODER_FILE))
 #endif
 
 namespace logsift::models {

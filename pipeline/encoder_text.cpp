@@ -220,8 +220,9 @@ std::string strip_causes(std::string s) {
 }  // namespace
 
 std::string canonical_template(std::string_view tmpl) {
-  std::string s = eval::collapse_wildcards(squeeze_ws(absorb_glued(strip_packages(strip_caused_by(tmpl)))));
-  return eval::collapse_wildcards(squeeze_ws(strip_causes(std::move(s))));
+  // Stripping a cause only cuts a suffix (and its trailing spaces) off a
+  // collapsed string, so the result needs no second collapse.
+  return strip_causes(eval::collapse_wildcards(squeeze_ws(absorb_glued(strip_packages(strip_caused_by(tmpl))))));
 }
 
 }  // namespace logsift

@@ -35,7 +35,11 @@ import sys
 import torch
 from torch import nn
 
-SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "[VAR]"]
+# The project's Python WordPiece reference (the one the shipped encoder was
+# trained with), so the C++ tokenizer is pinned to exactly what training used.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "models", "training", "encoder"))
+from text import SPECIALS, WordPiece, is_punct  # noqa: E402
+
 WORDS = ["connection", "from", "port", "closed", "user", "logged", "in", "disk", "is", "full",
          "unable", "to", "execute", "http", "request", "error", "failed", "connect", "warm", "up",
          "sdk", "##client", "##exception", "exception", "timeout", "re", "##try", "##ing", "##ed",
@@ -63,11 +67,6 @@ CASES = [
 ]
 
 
-def is_punct(ch):
-    c = ord(ch)
-    return 33 <= c <= 47 or 58 <= c <= 64 or 91 <= c <= 96 or 123 <= c <= 126
-
-
 def make_vocab():
     toks = list(SPECIALS)
     toks += [chr(c) for c in range(33, 127) if is_punct(chr(c))]
@@ -81,11 +80,7 @@ def make_vocab():
 
 
 # --- reference WordPiece ------------------------------------------------------
-# The project's Python reference (the one the shipped encoder was trained with),
-# so the C++ tokenizer is pinned to exactly what training used.
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "models", "training", "encoder"))
-from text import WordPiece  # noqa: E402
 
 
 def encode(text, vocab, lower=True, wildcard="", max_len=MAX_LEN):

@@ -36,21 +36,18 @@ count of such partial tokens is reported by ``python3 labels.py``.
 from __future__ import annotations
 
 import csv
-import json
 import os
 import re
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import tokens as tk  # noqa: E402
 
-REPO = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
-DEFAULT_LOGHUB = os.environ.get(
-    "LOGSIFT_LOGHUB", os.path.abspath(os.path.join(REPO, "..", "shared", "data", "loghub-2k")))
-LOGHUB_SETS = ("Android", "Apache", "BGL", "HDFS", "Hadoop", "Mac", "OpenSSH", "Spark", "Zookeeper")
+sys.path.insert(0, os.path.join(HERE, ".."))
+from loghub import DEFAULT_LOGHUB, LOGHUB_SETS, REPO, loghub_csv_path  # noqa: E402,F401  (re-exported)
 WILD = b"<*>"
 LABEL_RULE = "any_alnum"
 
@@ -225,16 +222,6 @@ def label_line(source: str, text: bytes, mask: Optional[bytearray], group: str,
 
 
 # ----------------------------------------------------------------------------- loaders
-
-def loghub_csv_path(root: str, name: str) -> str:
-    meta_path = os.path.join(root, "datasets.json")
-    if os.path.exists(meta_path):
-        with open(meta_path, encoding="utf-8") as f:
-            meta = json.load(f)
-        if name in meta:
-            return os.path.join(root, meta[name]["truth"])
-    return os.path.join(root, name, f"{name}_2k.log_structured_corrected.csv")
-
 
 def load_loghub(name: str, root: str = DEFAULT_LOGHUB,
                 stats: Optional[Dict[str, int]] = None) -> List[Line]:

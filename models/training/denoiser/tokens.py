@@ -201,16 +201,8 @@ import json as _json
 import subprocess as _subprocess
 import sys as _sys
 
-_REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", ".."))
-
-
-def find_logsift() -> Optional[str]:
-    """LOGSIFT_BIN, else the usual build directories of this checkout."""
-    cand = [os.environ.get("LOGSIFT_BIN", "")] + [os.path.join(_REPO, d, "logsift") for d in ("build", "build-lead")]
-    for c in cand:
-        if c and os.path.isfile(c) and os.access(c, os.X_OK):
-            return c
-    return None
+_sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from loghub import find_logsift  # noqa: E402,F401  (re-exported: training code calls tk.find_logsift)
 
 
 class ServingTokenizer:

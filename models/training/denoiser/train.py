@@ -30,7 +30,6 @@ import random
 import re
 import sys
 import time
-from collections import defaultdict
 from typing import Dict, List, Optional, Sequence, Tuple
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -41,6 +40,7 @@ import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
 import labels as lb  # noqa: E402
+from loghub import grouping_accuracy  # noqa: E402
 import model as md  # noqa: E402
 
 
@@ -119,21 +119,6 @@ def line_templates(lines: Sequence[lb.Line], var_of: Dict[Tuple[int, int], bool]
         t = re.sub(r"(?:<\*>)+", "<*>", "".join(parts))
         out.append(" ".join(t.split()))
     return out
-
-
-def grouping_accuracy(pred_groups: Sequence[str], true_groups: Sequence[str]) -> float:
-    """loghub GA: a line is correct if its predicted cluster == its true cluster (as sets)."""
-    by_pred = defaultdict(list)
-    by_true = defaultdict(list)
-    for i, (p, t) in enumerate(zip(pred_groups, true_groups)):
-        by_pred[p].append(i)
-        by_true[t].append(i)
-    ok = 0
-    for p, members in by_pred.items():
-        ts = {true_groups[i] for i in members}
-        if len(ts) == 1 and len(by_true[next(iter(ts))]) == len(members):
-            ok += len(members)
-    return ok / max(1, len(true_groups))
 
 
 THRESHOLDS = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
@@ -290,7 +275,7 @@ def train(args) -> Tuple[md.Denoiser, Dict]:
     y = np.concatenate([e[1] for e in enc])
     is_real = np.concatenate([np.full(len(e[1]), k in lb.LOGHUB_SETS) for k, e in zip(src, enc)])
     t_data = time.time() - t0
-    print(f"sources: " + ", ".join(f"{k}={len(v)}" for k, v in src.items()) + f" lines ({t_data:.1f}s)",
+    print("sources: " + ", ".join(f"{k}={len(v)}" for k, v in src.items()) + f" lines ({t_data:.1f}s)",
           flush=True)
     model, info = train_arrays(args, X, y, log=lambda m: print(m, flush=True), is_real=is_real)
     info["data_seconds"] = t_data
@@ -388,7 +373,7 @@ def main(argv=None) -> int:
     report["eval"] = evals
 
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
-    sm = md.export(model, args.out)
+    md.export(model, args.out)
     loaded = torch.jit.load(args.out)
     print(f"exported {args.out}: version={loaded.version} context={loaded.context} "
           f"params={md.n_params(model)} size={os.path.getsize(args.out)} bytes", flush=True)

@@ -32,14 +32,14 @@ import sys
 from typing import Dict, List, Optional, Sequence, Tuple
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
-_REPO = os.path.abspath(os.path.join(_HERE, "..", "..", ".."))
 sys.path.insert(0, os.path.join(_HERE, ".."))
-DEFAULT_LOGHUB = os.path.abspath(os.path.join(_REPO, "..", "shared", "data", "loghub-2k"))
-LOGHUB_SETS = ("Android", "Apache", "BGL", "HDFS", "Hadoop", "Mac", "OpenSSH", "Spark", "Zookeeper")
 
 import synthlog  # noqa: E402
+from loghub import DEFAULT_LOGHUB, LOGHUB_SETS, REPO, find_logsift, loghub_csv_path  # noqa: E402,F401
 
-CAUSES = [
+# Trailing causes the augmentation appends (a positive view): more than the
+# transport-level phrases text.CAUSES strips exactly, so the model learns the rest.
+AUGMENT_CAUSES = [
     "Temporary failure in name resolution", "Connection refused", "Connection reset by peer",
     "No route to host", "Read timed out", "connect timed out", "Broken pipe", "Permission denied",
     "No such file or directory", "Name or service not known", "Network is unreachable",
@@ -76,11 +76,10 @@ EXC_SUFFIX = ["Exception", "Error", "Failure", "Fault"]
 
 
 def find_binary() -> str:
-    cand = [os.environ.get("LOGSIFT_BIN", "")] + [os.path.join(_REPO, d, "logsift") for d in ("build", "build-lead")]
-    for c in cand:
-        if c and os.path.isfile(c) and os.access(c, os.X_OK):
-            return c
-    raise RuntimeError("logsift binary not found: build it (bash docker/setup.sh build) or set LOGSIFT_BIN")
+    binary = find_logsift()
+    if not binary:
+        raise RuntimeError("logsift binary not found: build it (bash docker/setup.sh build) or set LOGSIFT_BIN")
+    return binary
 
 
 def pipeline_templates(lines: Sequence[str], binary: Optional[str] = None) -> List[str]:
@@ -108,16 +107,24 @@ class Klass:
         self.texts = texts    # first = the reference template
 
 
-def loghub_classes(root: str = DEFAULT_LOGHUB, sets: Sequence[str] = LOGHUB_SETS,
-                   binary: Optional[str] = None, max_per_set: int = 0) -> List[Klass]:
-    out: List[Klass] = []
-    meta = json.load(open(os.path.join(root, "datasets.json")))
+LoghubSet = Tuple[List[Dict[str, str]], List[str]]  # csv rows, pipeline template of each row
+
+
+def loghub_sets(root: str = DEFAULT_LOGHUB, sets: Sequence[str] = LOGHUB_SETS,
+                binary: Optional[str] = None, max_per_set: int = 0) -> Dict[str, LoghubSet]:
+    """Each set's labelled rows and the template the serving pipeline makes of each line."""
+    out: Dict[str, LoghubSet] = {}
     for name in sets:
-        path = os.path.join(root, meta[name]["truth"])
-        rows = list(csv.DictReader(open(path, newline="", encoding="utf-8")))
+        rows = list(csv.DictReader(open(loghub_csv_path(root, name), newline="", encoding="utf-8")))
         if max_per_set:
             rows = rows[:max_per_set]
-        tpls = pipeline_templates([r["Content"] for r in rows], binary)
+        out[name] = (rows, pipeline_templates([r["Content"] for r in rows], binary))
+    return out
+
+
+def loghub_classes(lh_sets: Dict[str, LoghubSet]) -> List[Klass]:
+    out: List[Klass] = []
+    for name, (rows, tpls) in lh_sets.items():
         by_event: Dict[str, List[str]] = {}
         owner: Dict[str, set] = {}
         for r, t in zip(rows, tpls):
@@ -180,7 +187,7 @@ def generated_pair(rng: random.Random, pool: Sequence[str], idx: int) -> Tuple[K
     prefix = ""
     if rng.random() < 0.3:
         prefix = _camel(rng, pool) + rng.choice(EXC_SUFFIX) + ": "
-    twin = list(words)
+    twin, twin_prefix = list(words), prefix
     kind = rng.random()
     content = [i for i, w in enumerate(words) if w != "<*>"]
     if kind < 0.35:
@@ -198,12 +205,10 @@ def generated_pair(rng: random.Random, pool: Sequence[str], idx: int) -> Tuple[K
         while w.lower() == words[i].lower():
             w = rng.choice(pool)
         twin[i] = w
-    else:
-        prefix2 = _camel(rng, pool) + rng.choice(EXC_SUFFIX) + ": "
-        return (Klass("gen/%d/a" % idx, "gen/%d" % idx, [prefix + " ".join(words)]),
-                Klass("gen/%d/b" % idx, "gen/%d" % idx, [prefix2 + " ".join(twin)]))
+    else:  # another exception class
+        twin_prefix = _camel(rng, pool) + rng.choice(EXC_SUFFIX) + ": "
     return (Klass("gen/%d/a" % idx, "gen/%d" % idx, [prefix + " ".join(words)]),
-            Klass("gen/%d/b" % idx, "gen/%d" % idx, [prefix + " ".join(twin)]))
+            Klass("gen/%d/b" % idx, "gen/%d" % idx, [twin_prefix + " ".join(twin)]))
 
 
 def _random_value(rng: random.Random) -> str:
@@ -223,35 +228,35 @@ def _random_value(rng: random.Random) -> str:
     return rng.choice([name, name.upper(), name + "-<*>", name + "_<*>"])
 
 
-def augment(text: str, rng: random.Random, strength: float = 1.0) -> str:
+def augment(text: str, rng: random.Random) -> str:
     """One positive view of a template: changes that keep the event."""
     t = text
-    if rng.random() < 0.2 * strength and "<*>" in t:
+    if rng.random() < 0.2 and "<*>" in t:
         parts = t.split("<*>")
         i = rng.randrange(len(parts) - 1)
         t = "<*>".join(parts[: i + 1]) + _random_value(rng) + "<*>".join(parts[i + 1:])
-    if rng.random() < 0.3 * strength:
-        cause = rng.choice(CAUSES)
+    if rng.random() < 0.3:
+        cause = rng.choice(AUGMENT_CAUSES)
         if rng.random() < 0.3:
             cause += rng.choice([" (<*>)", ": <*>", " after <*>"])
         t = t.rstrip(" .") + rng.choice([": ", ": ", " - ", "; "]) + cause
-    if rng.random() < 0.15 * strength:
+    if rng.random() < 0.15:
         words = t.split(" ")
         cands = [i for i, w in enumerate(words) if w[:1].isupper() and any(c.islower() for c in w[1:])]
         if cands:
             i = rng.choice(cands)
             words[i] = rng.choice(PACKAGES) + words[i]
             t = " ".join(words)
-    if rng.random() < 0.08 * strength:
+    if rng.random() < 0.08:
         t = "Caused by: " + t
     r = rng.random()
-    if r < 0.1 * strength:
+    if r < 0.1:
         t = t.upper()
-    elif r < 0.2 * strength:
+    elif r < 0.2:
         t = t.lower()
-    elif r < 0.25 * strength:
+    elif r < 0.25:
         t = t.title()
-    if rng.random() < 0.3 * strength:
+    if rng.random() < 0.3:
         k = rng.random()
         if k < 0.2:
             t = t.replace(": ", " - ")
@@ -272,6 +277,6 @@ def augment(text: str, rng: random.Random, strength: float = 1.0) -> str:
     return t
 
 
-def view(k: Klass, rng: random.Random, strength: float = 1.0) -> str:
+def view(k: Klass, rng: random.Random) -> str:
     base = k.texts[0] if len(k.texts) == 1 or rng.random() < 0.4 else rng.choice(k.texts[1:])
-    return augment(base, rng, strength)
+    return augment(base, rng)

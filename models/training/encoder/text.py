@@ -35,7 +35,7 @@ Case and punctuation are handled by the tokenizer (lower-casing) and the model
 from __future__ import annotations
 
 import re
-from typing import Dict, Iterable, List, Optional, Sequence
+from typing import Dict, Iterable, List, Sequence
 
 _ALNUM = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
 _PKG_HEAD = frozenset("abcdefghijklmnopqrstuvwxyz_")
@@ -194,7 +194,9 @@ def _strip_causes(s: str) -> str:
 
 
 def canonicalize(template: str) -> str:
-    return _collapse(_strip_causes(_collapse(_absorb_glued(_strip_packages(_strip_caused_by(template))))))
+    # Stripping a cause only cuts a suffix (and its trailing spaces) off a
+    # collapsed string, so the result needs no second collapse.
+    return _strip_causes(_collapse(_absorb_glued(_strip_packages(_strip_caused_by(template)))))
 
 
 # ----------------------------------------------------------------------------

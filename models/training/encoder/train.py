@@ -20,7 +20,6 @@ one synthlog family share a batch, so hard negatives meet):
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import os
 import random
@@ -35,6 +34,7 @@ import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
 import data  # noqa: E402
+from loghub import grouping_accuracy  # noqa: E402
 from model import LogEncoder  # noqa: E402
 from text import WordPiece, build_vocab, canonicalize  # noqa: E402
 
@@ -72,26 +72,13 @@ class Encoder:
         return out
 
 
-def grouping_accuracy(truth: Sequence[str], pred: Sequence[object]) -> float:
-    by_pred: Dict[object, List[int]] = {}
-    by_truth: Dict[str, List[int]] = {}
-    for i, (t, p) in enumerate(zip(truth, pred)):
-        by_pred.setdefault(p, []).append(i)
-        by_truth.setdefault(t, []).append(i)
-    ok = 0
-    for p, idx in by_pred.items():
-        if by_truth[truth[idx[0]]] == idx:
-            ok += len(idx)
-    return ok / max(1, len(truth))
-
-
 def loghub_eval(enc: Encoder, sets: Dict[str, Tuple[List[str], List[str]]]) -> Dict[str, Dict[str, float]]:
     res = {}
     for name, (truth, tpls) in sets.items():
         uniq = sorted(set(tpls))
         keys = dict(zip(uniq, enc.code_keys(uniq)))
-        res[name] = {"ga_template": grouping_accuracy(truth, tpls),
-                     "ga_code": grouping_accuracy(truth, [keys[t] for t in tpls])}
+        res[name] = {"ga_template": grouping_accuracy(tpls, truth),
+                     "ga_code": grouping_accuracy([keys[t] for t in tpls], truth)}
     return res
 
 
@@ -122,7 +109,7 @@ def pair_eval(enc: Encoder, pairs, binary) -> Tuple[float, List[str]]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--out", default=os.path.join(data._REPO, "models", "encoder-v1.pt"))
+    ap.add_argument("--out", default=os.path.join(data.REPO, "models", "encoder-v1.pt"))
     ap.add_argument("--report", default="", help="JSON report (default: --out with .json)")
     ap.add_argument("--steps", type=int, default=4000)
     ap.add_argument("--seed", type=int, default=1)
@@ -131,7 +118,7 @@ def main() -> None:
     ap.add_argument("--bits", type=int, default=32, help="code bits (the model's output dimension)")
     ap.add_argument("--dim", type=int, default=64, help="token embedding width")
     ap.add_argument("--tiny", action="store_true", help="smoke test: small sample, few steps")
-    ap.add_argument("--pairs", default=os.path.join(data._REPO, "tests", "pairs", "pairs.tsv"))
+    ap.add_argument("--pairs", default=os.path.join(data.REPO, "tests", "pairs", "pairs.tsv"))
     args = ap.parse_args()
     if args.tiny:
         args.steps = min(args.steps, 20)
@@ -142,10 +129,11 @@ def main() -> None:
     binary = data.find_binary()
 
     sets = data.LOGHUB_SETS[:2] if args.tiny else data.LOGHUB_SETS
-    lh = data.loghub_classes(sets=sets, binary=binary, max_per_set=300 if args.tiny else 0)
+    lh_sets = data.loghub_sets(sets=sets, binary=binary, max_per_set=300 if args.tiny else 0)
+    lh = data.loghub_classes(lh_sets)
     sy = data.synth_classes(binary=binary, limit=60 if args.tiny else 0)
     pool = data.word_pool(lh + sy)
-    corpus = [t for k in lh + sy for t in k.texts] + data.CAUSES + data.QUALIFIERS + pool
+    corpus = [t for k in lh + sy for t in k.texts] + data.AUGMENT_CAUSES + data.QUALIFIERS + pool
     corpus += [p + "X" for p in data.PACKAGES]
     vocab = build_vocab(corpus)
     wp = WordPiece(vocab, wildcard_token="[VAR]", max_len=128)
@@ -174,13 +162,7 @@ def main() -> None:
         len(vocab), sum(p.numel() for p in model.parameters())), flush=True)
 
     # Held-in evaluation data: every loghub line's pipeline template.
-    eval_sets: Dict[str, Tuple[List[str], List[str]]] = {}
-    meta = json.load(open(os.path.join(data.DEFAULT_LOGHUB, "datasets.json")))
-    for name in sets:
-        rows = list(csv.DictReader(open(os.path.join(data.DEFAULT_LOGHUB, meta[name]["truth"]), encoding="utf-8")))
-        if args.tiny:
-            rows = rows[:300]
-        eval_sets[name] = ([r["EventId"] for r in rows], data.pipeline_templates([r["Content"] for r in rows], binary))
+    eval_sets = {name: ([r["EventId"] for r in rows], tpls) for name, (rows, tpls) in lh_sets.items()}
 
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=max(args.steps, 2), pct_start=0.1)
