@@ -215,6 +215,8 @@ USER_NAMES = (
     "peggy trent victor walter jdoe asmith mjones klee rpatel nguyen "
     "svc_backup svc_deploy jenkins deploy ubuntu admin postgres git oracle "
     "test guest support ftpuser hadoop spark www-data ansible "
+    "pi ubnt nagios mysql ftp oracle user default operator monitor backup "
+    "ec2-user centos vagrant demo info webmaster tomcat zabbix minecraft "
     "josé müller zoë françois søren łukasz 李伟 たなか Ольга"
 ).split()
 SURNAMES = ("hopper turing lovelace knuth ritchie thompson torvalds hamilton "
@@ -460,13 +462,36 @@ def slot_email(rng: random.Random) -> str:
     return local + "@" + _pick(rng, ("example.com", "gmail.com", "corp.example.org", "acme.io", "mail.example.net"))
 
 
+_CONSONANTS = "bcdfghjklmnprstvwz"
+_VOWELS = "aeiou"
+
+
+def _pronounceable(rng: random.Random) -> str:
+    """A made-up short name (ted, utsa, kimor): user names are open-ended."""
+    out = ""
+    for _ in range(_between(rng, 1, 3)):
+        out += _pick(rng, _CONSONANTS) + _pick(rng, _VOWELS)
+        if rng.random() < 0.4:
+            out += _pick(rng, _CONSONANTS)
+    return out
+
+
 def slot_user(rng: random.Random) -> str:
     r = rng.random()
-    if r < 0.8:
+    if r < 0.2:
+        return "root"  # by far the most frequent user in auth logs
+    if r < 0.65:
         return _pick(rng, USER_NAMES)
+    if r < 0.8:
+        return _pronounceable(rng)
     if r < 0.9:
         return "user%d" % _between(rng, 1, 9999)
     return _pick(rng, SURNAMES) + str(_between(rng, 1, 99))
+
+
+def slot_bool(rng: random.Random) -> str:
+    """A boolean value (``enabled=true``, ``mScreenOn = false``): the value varies, the key does not."""
+    return _pick(rng, ("true", "false", "true", "false", "True", "False", "yes", "no", "on", "off"))
 
 
 def slot_int(rng: random.Random, digits: int | None = None) -> str:
@@ -717,6 +742,19 @@ def slot_quoted(rng: random.Random) -> str:
     return '"' + " ".join(words) + '"'
 
 
+def slot_name(rng: random.Random) -> str:
+    """A resource name (role, database, table, topic, queue, bucket): often a plain word, still a value."""
+    base = _pick(rng, (TABLES, DOMAINS, ENGLISH)[_between(rng, 0, 2)])
+    r = rng.random()
+    if r < 0.5:
+        return base
+    if r < 0.65:
+        return base + _pick(rng, ("-v2", "-v3", "_events", ".dlq", "-prod", "_archive", "-retry"))
+    if r < 0.8:
+        return "%s_%s" % (base, _pick(rng, DOMAINS))
+    return "%s-%d" % (base, _between(rng, 1, 99))
+
+
 def slot_word(rng: random.Random) -> str:
     """A variable identifier-like value (key name, flag, index name)."""
     r = rng.random()
@@ -852,7 +890,7 @@ SLOTS: dict[str, Callable[..., str]] = {
     "trace_id": slot_trace_id, "quoted": slot_quoted, "word": slot_word,
     "version": slot_version, "pid": slot_pid, "thread": slot_thread,
     "status": slot_status, "useragent": slot_useragent,
-    "device": slot_device, "proc": slot_proc,
+    "device": slot_device, "proc": slot_proc, "bool": slot_bool, "name": slot_name,
 }
 _SLOTS_WITH_ARG = ("hex", "int", "epoch")
 SLOT_TYPES: tuple[str, ...] = tuple(SLOTS)
@@ -1369,7 +1407,7 @@ _HANDWRITTEN: list[tuple[str, str | None, list]] = [
         "{ts_syslog} {host} sshd[{pid}]: Received disconnect from {ipv4} port {port}:11: Bye Bye [preauth]",
         "{ts_syslog} {host} sshd[{pid}]: Disconnected from user {user} {ipv4} port {port}",
         "{ts_syslog} {host} sshd[{pid}]: Did not receive identification string from {ipv4} port {port}",
-        "{ts_syslog} {host} sshd[{pid}]: error: maximum authentication attempts exceeded for root from {ipv4} port {port} ssh2 [preauth]",
+        "{ts_syslog} {host} sshd[{pid}]: error: maximum authentication attempts exceeded for {user} from {ipv4} port {port} ssh2 [preauth]",
         "{ts_syslog} {host} sshd[{pid}]: reverse mapping checking getaddrinfo for {fqdn} [{ipv4}] failed - POSSIBLE BREAK-IN ATTEMPT!",
         "{ts_syslog} {host} sshd[{pid}]: Server listening on {ipv6} port {port}.",
         "{ts_syslog} {host} sshd[{pid}]: pam_unix(sshd:session): session opened for user {user}(uid={int}) by (uid=0)",
@@ -1602,6 +1640,55 @@ _HANDWRITTEN: list[tuple[str, str | None, list]] = [
         "Tarea {int} completada en {duration} — estado: éxito",
         "処理が完了しました: {int} 件 ({duration})",
     ]),
+    # Auth lines as collectors store them: the syslog header already split off.
+    # Words after "user"/"for" are user names (variables); the protocol and PAM
+    # words around them (ssh2, tty=ssh, preauth, unknown) are constants.
+    ("auth", None, [
+        ("Failed password for {user} from {ipv4} port {port} ssh2", "hn:auth-password"),
+        ("Failed password for invalid user {user} from {ipv4} port {port} ssh2", "hn:auth-password"),
+        ("Accepted password for {user} from {ipv4} port {port} ssh2", "hn:auth-password"),
+        "Failed none for invalid user {user} from {ipv4} port {port} ssh2",
+        "Accepted publickey for {user} from {ipv4} port {port} ssh2",
+        "Invalid user {user} from {ipv4}",
+        "input_userauth_request: invalid user {user} [preauth]",
+        "Connection closed by {ipv4} [preauth]",
+        "Received disconnect from {ipv4}: 11: Bye Bye [preauth]",
+        "Disconnecting: Too many authentication failures for {user} [preauth]",
+        "error: maximum authentication attempts exceeded for {user} from {ipv4} port {port} ssh2 [preauth]",
+        "pam_unix(sshd:auth): authentication failure; logname= uid=0 euid=0 tty=ssh ruser= rhost={ipv4}  user={user}",
+        "pam_unix(sshd:auth): authentication failure; logname= uid=0 euid=0 tty=ssh ruser= rhost={fqdn}",
+        "pam_unix(sshd:auth): check pass; user unknown",
+        "PAM {int} more authentication failures; logname= uid=0 euid=0 tty=ssh ruser= rhost={ipv4}  user={user}",
+        "PAM service(sshd) ignoring max retries; {int} > 3",
+        ("pam_unix(sshd:session): session opened for user {user} by (uid=0)", "hn:pam-session"),
+        ("pam_unix(sshd:session): session closed for user {user}", "hn:pam-session"),
+        "pam_unix(cron:session): session opened for user {user} by (uid={int})",
+        "session opened for user {user} by {user}(uid={int})",
+        "authentication failure; logname= uid=0 euid=0 tty=NODEVssh ruser= rhost={fqdn}  user={user}",
+        "ALERT exited abnormally with [{int}]",
+        "connection from {ipv4} ({fqdn}) at {ts_ctime}",
+        "Did not receive identification string from {ipv4}",
+        "fatal: Read from socket failed: Connection reset by peer [preauth]",
+        "Accepted keyboard-interactive/pam for {user} from {ipv4} port {port} ssh2",
+        "user {user} not allowed because account is locked",
+        "User {user} from {ipv4} not allowed because not listed in AllowUsers",
+        "Postponed publickey for {user} from {ipv4} port {port} ssh2 [preauth]",
+    ]),
+    # Named resources: the name is the value even when it is a plain word.
+    ("db", None, [
+        'FATAL:  role "{name}" does not exist',
+        'FATAL:  database "{name}" does not exist',
+        'ERROR:  relation "{name}" does not exist at character {int}',
+        "ERROR:  permission denied for table {name}",
+        'ERROR:  could not obtain lock on relation "{name}"',
+        'ERROR:  index "{name}" contains unexpected zero page at block {int}',
+        "Dropping table {name} ({int} rows)",
+        "Topic {name} not present in metadata after {int} ms.",
+        "Consumer group '{name}' is rebalancing",
+        "Created queue '{name}' on vhost '/'",
+        "NoSuchBucket: The specified bucket does not exist: {name}",
+        "Subscribed to topic(s): {name}",
+    ]),
 ]
 
 
@@ -1776,6 +1863,7 @@ _KV_FIELDS = (
     ("count", "{int}"), ("offset", "{int}"), ("partition", "{int}"), ("elapsed", "{duration}"),
     ("cpu", "{percent}"), ("mem", "{size}"), ("email", "{email}"), ("container", "{container_id}"),
     ("delta", "{neg}"), ("peer", "{ipv6_port}"), ("checksum", "{sha1}"), ("ts_ms", "{epoch_ms}"),
+    ("cached", "{bool}"), ("retry", "{bool}"), ("tls", "{bool}"), ("dry_run", "{bool}"),
 )
 _KV_MESSAGES = (
     "request completed", "request failed", "cache refreshed", "job scheduled", "connection established",
@@ -1905,6 +1993,87 @@ _HARD_NEG_FRAMES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
 )
 
 
+# C / kernel function names often carry digits (ext4_, e1000e_, jk2_, sha256_):
+# they are constants all the same.
+_C_PREFIXES = ("ext4", "xfs", "btrfs", "e1000e", "ixgbe", "i915", "nvme", "usb2", "xhci", "md5", "sha256",
+               "ip6", "tcp4", "udp6", "x509", "bz2", "lz4", "zstd", "v4l2", "drm", "acpi", "pci", "jk2",
+               "mod_ssl", "ssl3", "tls13", "h2", "http2", "s3", "ec2", "k8s", "mlx5", "bnx2x", "ath9k",
+               "iwl", "snd_hda", "kvm", "virtio", "scsi", "raid5", "dm", "nfs4", "cifs", "ovl")
+_C_VERBS = ("init", "probe", "alloc", "free", "open", "close", "read_super", "fill_super", "handle_irq",
+            "do_write", "map_page", "setup", "attach", "detach", "reset", "poll", "xmit", "recv",
+            "parse", "verify", "update", "final", "start", "stop", "flush", "sync", "mount", "lookup")
+_C_FRAMES = (
+    "%(f)s() failed with error {neg}",
+    "%(f)s(): timeout waiting for {device}",
+    "%(f)s() returned {int} for %(noun)s {int}",
+    "%(f)s: %(noun)s {int} not ready, retrying in {duration}",
+    "%(f)s() called with %(noun)s {hex0x}",
+    "%(f)s() found %(noun)s {int} in slot {int}",
+    "%(f)s: %(noun)s {int} is busy",
+    "%(f)s() done in {duration}",
+    "%(f)s: using %(tech)s for %(noun)s {int}",
+    "%(f)s(): %(noun)s error {int} on %(tech)s",
+)
+# Lowercase / upper-case technical words, often with digits: constants.
+_TECH_WORDS = ("ssh2", "http2", "ipv6", "ipv4", "utf8", "x86_64", "arm64", "s3", "ec2", "oauth2", "sha256",
+               "base64", "tls1.3", "h2c", "ddr4", "L2", "L3", "TLB", "DMA", "ECC", "IRQ", "NMI", "MCE",
+               "PCIe", "NUMA", "SMART", "RAID", "ddr", "lvm2", "gzip", "zlib", "epoll", "kqueue",
+               "mmap", "fsync", "inode", "dentry", "vmalloc", "hugepage", "tty", "pty", "udev", "dbus",
+               "single-bit", "multi-bit", "double-word", "write-back", "read-ahead", "copy-on-write",
+               "zero-copy", "hot-plug", "out-of-band", "non-fatal", "soft-lockup", "half-duplex")
+_HW_FRAMES = (
+    "{int} %(tech)s errors detected and corrected on rank {int}",
+    "%(tech)s error interrupt",
+    "data %(tech)s error interrupt",
+    "%(tech)s %(noun)s exception at {hex0x}",
+    "{int} %(tech)s %(noun)s exceptions",
+    "%(tech)s parity error detected. attempting to correct",
+    "%(tech)s link training failed on %(noun)s {int}",
+    "critical input interrupt: warning for %(tech)s %(noun)s",
+)
+
+
+def _gen_c_functions(rng: random.Random, n: int) -> list[tuple[str, str | None, str, str]]:
+    out = []
+    for _ in range(n):
+        f = "%s_%s" % (_pick(rng, _C_PREFIXES), _pick(rng, _C_VERBS))
+        body = _pick(rng, _C_FRAMES) % {"f": f, "noun": _pick(rng, ENGLISH), "tech": _pick(rng, _TECH_WORDS)}
+        out.append(("kernel", _pick(rng, (None, None, "kernel", "cpp")), body, ""))
+    return out
+
+
+def _gen_hardware(rng: random.Random, n: int) -> list[tuple[str, str | None, str, str]]:
+    out = []
+    for _ in range(n):
+        body = _pick(rng, _HW_FRAMES) % {"noun": _pick(rng, ENGLISH), "tech": _pick(rng, _TECH_WORDS)}
+        out.append(("kernel", _pick(rng, (None, "kernel")), body, ""))
+    return out
+
+
+# Object state dumps (Android / Java toString style): field names are constants,
+# booleans, numbers and ids are values.
+_STATE_FRAMES = (
+    "%(a)s = {bool}",
+    "%(a)s={bool}, %(b)s={int}, %(c)s={bool}",
+    "%(a)s: %(b)s={bool} %(c)s={int}",
+    "%(Camel)s{%(a)s={bool}, %(b)s={bool}, %(c)s={hex0x}}",
+    "%(a)s changed to {bool} by %(Camel)s",
+    "set %(a)s {bool} for uid {int}",
+    "%(a)s =%(b)s, %(c)s = {bool}",
+)
+
+
+def _gen_state(rng: random.Random, n: int) -> list[tuple[str, str | None, str, str]]:
+    out = []
+    for _ in range(n):
+        a, b, c = (("m" if rng.random() < 0.4 else "") + _camel(rng, 2) if rng.random() < 0.5 else _snake(rng, 2)
+                   for _ in range(3))
+        a, b, c = (x[0].lower() + x[1:] for x in (a, b, c))
+        body = _pick(rng, _STATE_FRAMES) % {"a": a, "b": b, "c": c, "Camel": _camel(rng, 2)}
+        out.append(("app", _pick(rng, (None, "java", "app")), body, ""))
+    return out
+
+
 def _gen_hard_negatives() -> list[tuple[str, str | None, str, str]]:
     """Expand _HARD_NEG_FRAMES; variants share a family (and, in build_templates, a header)."""
     out = []
@@ -1936,6 +2105,9 @@ def build_templates(seed: int = TEMPLATE_SEED) -> list[Template]:
     raw += _gen_sql(rng, 24)
     raw += _gen_batch_jobs(rng, 6)
     raw += _gen_hard_negatives()
+    raw += _gen_c_functions(rng, 30)
+    raw += _gen_hardware(rng, 16)
+    raw += _gen_state(rng, 24)
 
     templates: list[Template] = []
     seen: dict[str, None] = {}  # insertion-ordered; never iterate a set (salted order)

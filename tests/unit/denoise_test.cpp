@@ -37,7 +37,7 @@ const char* kind_name(TokenKind k) {
 }
 
 TEST(DenoiseParity, ShippedModelMatchesPythonOnTheFixtureInputs) {
-  auto scorer = models::load_token_scorer(LOGSIFT_SOURCE_DIR "/models/denoiser-v1.pt");
+  auto scorer = models::load_token_scorer(LOGSIFT_SOURCE_DIR "/models/denoiser-v2.pt");
   const json& fx = fixture();
   EXPECT_EQ(scorer->info().version, fx["version"].get<std::string>());
   const int L = scorer->info().max_len;
@@ -61,7 +61,7 @@ TEST(DenoiseParity, ShippedModelMatchesPythonOnTheFixtureInputs) {
 
 TEST(DenoiseParity, BuiltinModelIsTheShippedFile) {
   auto builtin = models::load_token_scorer("builtin");
-  auto file = models::load_token_scorer(LOGSIFT_SOURCE_DIR "/models/denoiser-v1.pt");
+  auto file = models::load_token_scorer(LOGSIFT_SOURCE_DIR "/models/denoiser-v2.pt");
   EXPECT_EQ(builtin->info().version, file->info().version);
   std::vector<int64_t> ids(3 * 32, 0);
   for (int i = 0; i < 8; ++i) ids[32 + i] = 'a' + i + 1;
@@ -74,7 +74,7 @@ TEST(DenoiseParity, BuiltinModelIsTheShippedFile) {
 // The serving tokenizer and encoder reproduce the training side's rows, so
 // the end-to-end probabilities match too.
 TEST(DenoiseParity, ServingTokenizerAndEncoderMatchTraining) {
-  auto scorer = models::load_token_scorer(LOGSIFT_SOURCE_DIR "/models/denoiser-v1.pt");
+  auto scorer = models::load_token_scorer(LOGSIFT_SOURCE_DIR "/models/denoiser-v2.pt");
   const auto& info = scorer->info();
   Premasker premasker(Config::defaults().premask);
   size_t lines = 0, same_tokens = 0, compared = 0;

@@ -1,7 +1,7 @@
 """Write a fixed sample for the C++ runtime parity test.
 
     /usr/bin/python3 models/training/denoiser/make_fixture.py \
-        --model models/denoiser/denoiser-v1.pt --out /tmp/denoiser_fixture.json
+        --model models/denoiser-v2.pt --out /tmp/denoiser_fixture.json
 
 The JSON holds, for a fixed sample of loghub lines (every 97th line of each
 set, in set order), the tokenizer output, the model input rows of every

@@ -52,7 +52,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-VERSION = "denoiser-v1"
+VERSION = "denoiser-v2"
 MAX_LEN = 32
 HEAD = 24
 TAIL = 8
