@@ -476,17 +476,37 @@ def _pronounceable(rng: random.Random) -> str:
     return out
 
 
-def slot_user(rng: random.Random) -> str:
+# The system accounts of a Debian /etc/passwd: they show up in auth logs too.
+SYSTEM_ACCOUNTS = ("daemon bin sys sync games man lp mail news uucp proxy list irc gnats nobody "
+                   "sshd messagebus systemd-network _apt postfix").split()
+
+
+def _user_base(rng: random.Random) -> str:
     r = rng.random()
     if r < 0.2:
         return "root"  # by far the most frequent user in auth logs
-    if r < 0.65:
+    if r < 0.55:
         return _pick(rng, USER_NAMES)
+    if r < 0.65:
+        return _pick(rng, SYSTEM_ACCOUNTS)
     if r < 0.8:
         return _pronounceable(rng)
     if r < 0.9:
         return "user%d" % _between(rng, 1, 9999)
     return _pick(rng, SURNAMES) + str(_between(rng, 1, 99))
+
+
+def slot_user(rng: random.Random) -> str:
+    """A user name; scanners try any spelling (ADMIN, Admin, PlcmSpIp), so case varies too."""
+    name = _user_base(rng)
+    r = rng.random()
+    if r < 0.08:
+        return name.upper()
+    if r < 0.14:
+        return name.capitalize()
+    if r < 0.18:
+        return "".join(_pronounceable(rng).capitalize() for _ in range(_between(rng, 2, 3)))
+    return name
 
 
 def slot_bool(rng: random.Random) -> str:
