@@ -167,5 +167,48 @@ class ModelTest(unittest.TestCase):
             self.assertTrue(bool(((p >= 0) & (p <= 1)).all()))
 
 
+class StageMetricTest(unittest.TestCase):
+    """evaluate_set's counts on two hand-labelled lines, with constant-output models."""
+
+    class Const:
+        def __init__(self, p):
+            self.p = p
+
+        def eval(self):
+            return self
+
+        def __call__(self, x):
+            import torch
+            return torch.full((x.shape[0],), self.p)
+
+    def lines(self):
+        def line(text, tpl, group):
+            b = text.encode()
+            _, mask = lb.align(b, tpl.encode())
+            return lb.label_line("t", b, mask, group)
+        return [line("Invalid user admin from 10.1.2.3", "Invalid user <*> from <*>", "E1"),
+                line("Connection closed by 10.1.2.3", "Connection closed by <*>", "E2")]
+
+    def test_counts(self):
+        import train as tr
+        ls = self.lines()
+        premasked = sum(1 for ln in ls for t in ln.toks if t[2] == "var")
+        words = sum(1 for ln in ls for lab in ln.labels if lab >= 0)
+        self.assertEqual(premasked, 2)  # the two IPv4 addresses
+        # model says "constant" everywhere: the word `admin` is missed, the pre-mask's spans are right
+        r = tr.evaluate_set(self.Const(0.0), ls, md.CONTEXT)
+        self.assertEqual((r["tp"], r["fp"], r["fn"]), (0, 0, 1))
+        self.assertEqual((r["premask_tp"], r["premask_fp"]), (2, 0))
+        self.assertAlmostEqual(r["precision_stage"], 1.0)
+        self.assertAlmostEqual(r["recall_stage"], 2 / 3)
+        self.assertAlmostEqual(r["f1_stage"], 0.8)
+        # model says "variable" everywhere: every constant word is a false positive
+        r = tr.evaluate_set(self.Const(1.0), ls, md.CONTEXT)
+        self.assertEqual((r["tp"], r["fn"]), (1, 0))
+        self.assertEqual(r["fp"], words - 1)
+        self.assertAlmostEqual(r["precision_stage"], 3 / (3 + words - 1))
+        self.assertAlmostEqual(r["recall_stage"], 1.0)
+
+
 if __name__ == "__main__":
     unittest.main()
