@@ -1,8 +1,11 @@
 // libtorch lives here (and in the other models/*.cpp) only.
 #include "models/token_scorer.h"
 
+#include <span>
 #include <sstream>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include <torch/script.h>
 
@@ -30,6 +33,7 @@ class TorchScriptScorer final : public TokenScorer {
       throw std::runtime_error("denoiser " + origin + ": inconsistent max_len/head/tail");
     if (info_.context != "span" && info_.context != "word")
       throw std::runtime_error("denoiser " + origin + ": unknown context '" + info_.context + "'");
+    warm_up(origin);
   }
 
   const TokenScorerInfo& info() const override { return info_; }
@@ -52,6 +56,27 @@ class TorchScriptScorer final : public TokenScorer {
   }
 
  private:
+  // At load, not on the first line of traffic: the first forwards of a
+  // TorchScript module run the profiling executor's optimisation passes (slow),
+  // and a module that breaks the contract ([B, 3, max_len] int64 -> [B]) fails
+  // here with a clear error instead of in the serving path.
+  void warm_up(const std::string& origin) {
+    constexpr size_t kRows = 32;
+    std::vector<int64_t> ids(kRows * 3 * static_cast<size_t>(info_.max_len), 0);
+    for (size_t r = 0; r < kRows; ++r) ids[(r * 3 + 1) * info_.max_len] = 'a' + 1 + static_cast<int64_t>(r % 26);
+    std::vector<float> out(kRows);
+    try {
+      const std::span<const int64_t> all(ids);
+      for (int rep = 0; rep < 2; ++rep) {
+        score(all.first(3 * static_cast<size_t>(info_.max_len)), 1, out);
+        score(all, kRows, out);
+      }
+    } catch (const std::exception& e) {
+      throw std::runtime_error("denoiser " + origin + ": warm-up forward failed (contract: int64 [B, 3, max_len] -> float [B]): " +
+                               e.what());
+    }
+  }
+
   torch::jit::Module module_;
   TokenScorerInfo info_;
 };

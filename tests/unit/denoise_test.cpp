@@ -71,6 +71,22 @@ TEST(DenoiseParity, BuiltinModelIsTheShippedFile) {
   EXPECT_EQ(a, b);
 }
 
+// A TorchScript file that breaks the denoiser contract (here the tiny sentence
+// encoder: forward(input_ids, attention_mask) -> [B, D]) is refused at load by
+// the warm-up forward, before any traffic, with an error naming the contract.
+TEST(TinyEncoderAsDenoiser, WrongContractFailsAtLoadWithAClearError) {
+  const std::string path = LOGSIFT_TINY_ENCODER_DIR "/tiny_encoder.pt";
+  try {
+    models::load_token_scorer(path);
+    FAIL() << "a sentence encoder loaded as a denoiser";
+  } catch (const std::runtime_error& e) {
+    std::string what = e.what();
+    EXPECT_NE(what.find("warm-up forward failed"), std::string::npos) << what;
+    EXPECT_NE(what.find("[B, 3, max_len]"), std::string::npos) << what;
+    EXPECT_NE(what.find(path), std::string::npos) << what;
+  }
+}
+
 // The serving tokenizer and encoder reproduce the training side's rows, so
 // the end-to-end probabilities match too.
 TEST(DenoiseParity, ServingTokenizerAndEncoderMatchTraining) {
