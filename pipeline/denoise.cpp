@@ -6,16 +6,13 @@
 
 #include "models/torch_runtime.h"
 #include "pipeline/metrics.h"
+#include "pipeline/tokenizer.h"
 
 namespace logsift {
 namespace {
 
 constexpr int64_t kPad = 0;
 constexpr int64_t kVarId = 257;
-
-bool is_alnum_or_utf8(unsigned char c) {
-  return c >= 0x80 || (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
-}
 
 // Token row: bytes+1, long tokens keep head + tail, right-padded.
 void encode_token(std::string_view t, const models::TokenScorerInfo& info, int64_t* row) {
@@ -58,12 +55,6 @@ Key128 hash_ids(const int64_t* ids, size_t n) {
 }
 
 }  // namespace
-
-bool denoise_is_scored(std::string_view token) {
-  for (unsigned char c : token)
-    if (is_alnum_or_utf8(c)) return true;
-  return false;
-}
 
 void denoise_encode(std::string_view line, const std::vector<Token>& tokens, const std::vector<uint32_t>& words,
                     size_t wi, const models::TokenScorerInfo& info, int64_t* out) {
@@ -216,7 +207,7 @@ void DenoiseStage::process_group(std::vector<Batch*>& group) {
       for (uint32_t wi = 0; wi < words.size(); ++wi) {
         const Token& t = r.tokens[words[wi]];
         std::string_view text = std::string_view(r.text).substr(t.begin, t.end - t.begin);
-        if (!denoise_is_scored(text)) continue;
+        if (!has_word_char(text)) continue;
         ++st.tokens;
         std::string key(text);
         bool probed = false;

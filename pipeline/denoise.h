@@ -33,8 +33,8 @@ struct Key128Hash {
 };
 
 // Reference encoding (models/training/denoiser/model.py encode_line): ids are
-// byte+1, 0 = pad, 257 = a pre-masked variable.
-bool denoise_is_scored(std::string_view token);
+// byte+1, 0 = pad, 257 = a pre-masked variable. Only word tokens with
+// has_word_char (tokenizer.h) are scored.
 // Writes 3 x L ids for word token `words[wi]` of the line.
 void denoise_encode(std::string_view line, const std::vector<Token>& tokens, const std::vector<uint32_t>& words,
                     size_t wi, const models::TokenScorerInfo& info, int64_t* out);

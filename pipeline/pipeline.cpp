@@ -104,6 +104,10 @@ std::vector<Record> Pipeline::run(std::vector<std::string> texts) {
     b->records[i].text = std::move(texts[i]);
     b->records[i].received_ms = t;
   }
+  return run(std::move(b));
+}
+
+std::vector<Record> Pipeline::run(std::unique_ptr<Batch> b) {
   std::promise<std::unique_ptr<Batch>> done;
   auto fut = done.get_future();
   b->on_done = [&done](std::unique_ptr<Batch> out) { done.set_value(std::move(out)); };

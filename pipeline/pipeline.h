@@ -39,6 +39,8 @@ class Pipeline {
   bool submit(std::unique_ptr<Batch>& b);
   // Convenience for CLI and tests: runs texts through and waits.
   std::vector<Record> run(std::vector<std::string> texts);
+  // The same for a batch whose records the caller filled (envelopes, rejects).
+  std::vector<Record> run(std::unique_ptr<Batch> b);
 
   // Stops accepting, drains every stage in order (all accepted batches reach
   // their callbacks), joins. Idempotent.

@@ -6,6 +6,7 @@
 #include "pipeline/catalog.h"
 #include "pipeline/encoder_text.h"
 #include "pipeline/metrics.h"
+#include "pipeline/tokenizer.h"
 
 namespace logsift {
 
@@ -46,14 +47,6 @@ EmbedStage::EmbedStage(const Config& c, std::unique_ptr<models::SentenceEncoder>
       canonicalize_(c.encoder_canonicalize),
       lsh_seed_(c.lsh_seed) {}
 
-namespace {
-bool has_word(std::string_view s) {
-  for (unsigned char c : s)
-    if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c >= 0x80) return true;
-  return false;
-}
-}  // namespace
-
 void EmbedStage::process_group(std::vector<Batch*>& group) {
   if (!threads_set_) {  // torch thread settings are per thread: set them here
     models::configure_torch_threads(torch_threads_);
@@ -78,7 +71,7 @@ void EmbedStage::process_group(std::vector<Batch*>& group) {
         continue;
       }
       std::string input = canonicalize_ ? canonical_template(r.template_text) : r.template_text;
-      if (!has_word(input)) {
+      if (!has_word_char(input)) {
         // No word at all ("<*>", "!!!", "<*> - <*>"): nothing for an encoder to
         // read, so the id is a seeded hash of the template's shape instead.
         r.cluster_id = lsh::stable_hash64(input, lsh_seed_ ^ 0x776f72646c657373ull);

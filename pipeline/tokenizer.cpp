@@ -35,6 +35,12 @@ bool is_ascii_alnum(unsigned char c) {
 }
 }  // namespace
 
+bool has_word_char(std::string_view s) {
+  for (unsigned char c : s)
+    if (c >= 0x80 || is_ascii_alnum(c)) return true;
+  return false;
+}
+
 std::vector<MaskSpan> Premasker::find(std::string_view line) const {
   std::vector<MaskSpan> spans;
   if (patterns_.empty() || line.empty()) return spans;

@@ -54,6 +54,10 @@ class Premasker {
 // Is `c` a delimiter (whitespace or one of ,;:=()[]{}<>"'|)?
 bool is_delimiter(unsigned char c);
 
+// Does `s` hold a letter, a digit or any non-ASCII byte? Tokens without one are
+// not scored by the denoiser; templates without one have nothing for an encoder.
+bool has_word_char(std::string_view s);
+
 // Tokenizes `line` around the pre-masked spans. Words ending in '.' have it
 // split off as a delimiter ("available." -> "available", ".").
 void tokenize(std::string_view line, const std::vector<MaskSpan>& masks, std::vector<Token>* out);

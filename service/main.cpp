@@ -5,7 +5,6 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
-#include <future>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -285,13 +284,7 @@ std::vector<logsift::Record> cluster_lines(logsift::Pipeline& pipeline, const st
       auto& r = batch->records.emplace_back();
       if (auto e = logsift::record_from_line(lines[i], config, &r)) logsift::reject_record(r, *e);
     }
-    std::promise<std::unique_ptr<logsift::Batch>> done;
-    auto fut = done.get_future();
-    batch->on_done = [&done](std::unique_ptr<logsift::Batch> b) { done.set_value(std::move(b)); };
-    if (!pipeline.submit(batch)) throw std::runtime_error("pipeline is stopped");
-    auto b = fut.get();
-    if (b->aborted) throw std::runtime_error("pipeline stopped before the batch finished");
-    for (auto& r : b->records) out.push_back(std::move(r));
+    for (auto& r : pipeline.run(std::move(batch))) out.push_back(std::move(r));
   }
   return out;
 }

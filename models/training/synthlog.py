@@ -2053,20 +2053,15 @@ _HW_FRAMES = (
 )
 
 
-def _gen_c_functions(rng: random.Random, n: int) -> list[tuple[str, str | None, str, str]]:
+def _gen_kernel_frames(rng: random.Random, n: int, frames: Sequence[str], kinds: Sequence[str | None],
+                       with_function: bool) -> list[tuple[str, str | None, str, str]]:
+    """Kernel / C lines from ``frames``: %(f)s a function name (``with_function``),
+    %(noun)s an English word, %(tech)s a technical word; all constants."""
     out = []
     for _ in range(n):
-        f = "%s_%s" % (_pick(rng, _C_PREFIXES), _pick(rng, _C_VERBS))
-        body = _pick(rng, _C_FRAMES) % {"f": f, "noun": _pick(rng, ENGLISH), "tech": _pick(rng, _TECH_WORDS)}
-        out.append(("kernel", _pick(rng, (None, None, "kernel", "cpp")), body, ""))
-    return out
-
-
-def _gen_hardware(rng: random.Random, n: int) -> list[tuple[str, str | None, str, str]]:
-    out = []
-    for _ in range(n):
-        body = _pick(rng, _HW_FRAMES) % {"noun": _pick(rng, ENGLISH), "tech": _pick(rng, _TECH_WORDS)}
-        out.append(("kernel", _pick(rng, (None, "kernel")), body, ""))
+        f = "%s_%s" % (_pick(rng, _C_PREFIXES), _pick(rng, _C_VERBS)) if with_function else ""
+        body = _pick(rng, frames) % {"f": f, "noun": _pick(rng, ENGLISH), "tech": _pick(rng, _TECH_WORDS)}
+        out.append(("kernel", _pick(rng, kinds), body, ""))
     return out
 
 
@@ -2125,8 +2120,8 @@ def build_templates(seed: int = TEMPLATE_SEED) -> list[Template]:
     raw += _gen_sql(rng, 24)
     raw += _gen_batch_jobs(rng, 6)
     raw += _gen_hard_negatives()
-    raw += _gen_c_functions(rng, 30)
-    raw += _gen_hardware(rng, 16)
+    raw += _gen_kernel_frames(rng, 30, _C_FRAMES, (None, None, "kernel", "cpp"), with_function=True)
+    raw += _gen_kernel_frames(rng, 16, _HW_FRAMES, (None, "kernel"), with_function=False)
     raw += _gen_state(rng, 24)
 
     templates: list[Template] = []

@@ -152,7 +152,7 @@ TEST(ClusterIdContract, EncoderRunsForNewTemplatesOnly) {
     lines.push_back(i % 3 == 0   ? "Connection from 10.0.0." + std::to_string(i) + " closed"
                     : i % 3 == 1 ? "Job " + std::to_string(i) + " finished in 3 steps"
                                  : "Disk /dev/sd" + std::string(1, char('a' + i % 5)) + " is full");
-  const uint64_t miss0 = metrics().id_cache_misses.get(), hit0 = metrics().id_cache_hits.get();
+  const uint64_t miss0 = metrics().id_cache_misses.get();
   auto first = p.run(lines);
   const uint64_t miss1 = metrics().id_cache_misses.get(), hit1 = metrics().id_cache_hits.get();
   EXPECT_EQ(miss1 - miss0, 3u);  // three templates, each embedded once

@@ -20,6 +20,7 @@
 #include "models/sentence_encoder.h"
 #include "models/wordpiece.h"
 #include "pipeline/pipeline.h"
+#include "tests/unit/test_util.h"
 
 namespace logsift::models {
 namespace {
@@ -52,14 +53,7 @@ std::vector<float> encode_all(SentenceEncoder& enc, const std::vector<std::strin
   return out;
 }
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const std::runtime_error& e) {
-    return e.what();
-  }
-  return "<no error>";
-}
+using test::error_of;
 
 void write_file(const std::string& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary);

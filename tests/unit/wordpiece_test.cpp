@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "models/wordpiece.h"
+#include "tests/unit/test_util.h"
 
 namespace logsift::models {
 namespace {
@@ -46,14 +47,7 @@ const char* kVocab =
 
 WordPieceTokenizer make(WordPieceOptions o = {}) { return WordPieceTokenizer(kVocab, "test-vocab", o); }
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const std::runtime_error& e) {
-    return e.what();
-  }
-  return "<no error>";
-}
+using test::error_of;
 
 TEST(WordPiece, SpecialTokenIdsByName) {
   auto t = make();

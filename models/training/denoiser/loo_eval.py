@@ -74,10 +74,8 @@ def main(argv=None) -> int:
             import model as md
             os.makedirs(args.save_dir, exist_ok=True)
             md.export(model, os.path.join(args.save_dir, f"holdout-{hold}.pt"))
-        print(f"held-out {hold:10s} P {r['precision']:.4f} R {r['recall']:.4f} F1 {r['f1']:.4f} "
-              f"F1-scored {r['f1_scored']:.4f} F1-stage {r['f1_stage']:.4f} "
-              f"(tokens {r['n']}, variable {r['n_var']}) GA-proxy {r['ga_proxy']:.4f} "
-              f"(oracle {r['ga_oracle']:.4f}) {r['fold_seconds']:.0f}s", flush=True)
+        counts = f"(tokens {r['n']}, variable {r['n_var']}) "
+        print(f"held-out {hold:10s} {tr.summary(r, counts)} {r['fold_seconds']:.0f}s", flush=True)
     if results:
         keys = ["precision", "recall", "f1", "precision_scored", "recall_scored", "f1_scored",
                 "precision_stage", "recall_stage", "f1_stage", "ga_proxy", "ga_oracle"]

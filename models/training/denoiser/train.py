@@ -169,6 +169,12 @@ def evaluate_set(model: torch.nn.Module, lines: Sequence[lb.Line], context: str,
     return r
 
 
+def summary(r: Dict[str, float], extra: str = "") -> str:
+    """One line of evaluate_set's result, as the scripts print it (``extra`` goes before the GA)."""
+    return (f"P {r['precision']:.4f} R {r['recall']:.4f} F1 {r['f1']:.4f} F1-scored {r['f1_scored']:.4f} "
+            f"F1-stage {r['f1_stage']:.4f} {extra}GA-proxy {r['ga_proxy']:.4f} (oracle {r['ga_oracle']:.4f})")
+
+
 # ----------------------------------------------------------------------------- speed
 
 def tokens_per_second(model: torch.nn.Module, batch: int, seconds: float = 1.0) -> float:
@@ -364,9 +370,7 @@ def main(argv=None) -> int:
         m = torch.jit.load(args.eval)
         for s in lb.LOGHUB_SETS:
             r = evaluate_set(m, lb.load_loghub(s), m.context)
-            print(f"{s:10s} P {r['precision']:.4f} R {r['recall']:.4f} F1 {r['f1']:.4f} "
-                  f"F1-scored {r['f1_scored']:.4f} F1-stage {r['f1_stage']:.4f} GA-proxy {r['ga_proxy']:.4f} "
-                  f"(oracle {r['ga_oracle']:.4f})")
+            print(f"{s:10s} {summary(r)}")
         return 0
     if not args.out:
         ap.error("--out is required")
@@ -387,9 +391,7 @@ def main(argv=None) -> int:
         r = evaluate_set(model, lb.load_loghub(s), args.context)
         evals[s] = r
         tag = "held-out" if s == args.holdout else "in-sample"
-        print(f"{tag:9s} {s:10s} P {r['precision']:.4f} R {r['recall']:.4f} F1 {r['f1']:.4f} "
-              f"F1-scored {r['f1_scored']:.4f} F1-stage {r['f1_stage']:.4f} "
-              f"GA-proxy {r['ga_proxy']:.4f} (oracle {r['ga_oracle']:.4f})", flush=True)
+        print(f"{tag:9s} {s:10s} {summary(r)}", flush=True)
     report["eval"] = evals
 
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
