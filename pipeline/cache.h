@@ -4,7 +4,9 @@
 // per-entry LRU bookkeeping. Not thread-safe: one owner (a stage), or wrap it.
 #pragma once
 
+#include <cstddef>
 #include <unordered_map>
+#include <utility>
 
 namespace logsift {
 
@@ -13,18 +15,25 @@ class GenerationalCache {
  public:
   explicit GenerationalCache(size_t capacity) : capacity_(capacity) {}
 
+  // The pointer stays valid until the next put() or get() that promotes.
   const V* get(const K& k) {
     if (auto it = current_.find(k); it != current_.end()) return &it->second;
-    if (auto it = previous_.find(k); it != previous_.end()) return &put(k, it->second);
+    if (auto it = previous_.find(k); it != previous_.end()) {
+      // Take the value out before put(): a rotation in put() drops previous_,
+      // and with it anything that still pointed into it.
+      V v = std::move(it->second);
+      previous_.erase(it);
+      return &put(k, std::move(v));
+    }
     return nullptr;
   }
 
-  const V& put(const K& k, const V& v) {
+  const V& put(const K& k, V v) {
     if (current_.size() >= capacity_) {
       previous_ = std::move(current_);
       current_ = {};
     }
-    return current_.insert_or_assign(k, v).first->second;
+    return current_.insert_or_assign(k, std::move(v)).first->second;
   }
 
   size_t size() const { return current_.size() + previous_.size(); }
