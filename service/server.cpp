@@ -92,8 +92,12 @@ std::string endpoint_text(const tcp::endpoint& ep) {
 int run_server(const Config& config) {
   ServerContext ctx;
   ctx.config = config;
-  // Declaration order is destruction order in reverse: the pipeline (whose
-  // aggregator calls the router) goes before the router and the stores.
+  // Declaration order is destruction order in reverse. The io_context comes
+  // first so it outlives everything that owns an I/O object bound to it (the
+  // delivery worker's timer and strand, held by the router; sessions held by
+  // queued handlers, which it destroys last). The pipeline (whose aggregator
+  // calls the router) goes before the router and the stores.
+  net::io_context ioc(config.io_threads);
   std::unique_ptr<Catalog> catalog;
   std::unique_ptr<AlertStore> alert_store;
   std::unique_ptr<AlertRouter> router;
@@ -114,7 +118,6 @@ int run_server(const Config& config) {
   ctx.alert_store = alert_store.get();
   ctx.alert_router = router.get();
 
-  net::io_context ioc(config.io_threads);
   // Pending alerts left by an earlier run (even a kill -9) go out now.
   auto delivery = std::make_shared<DeliveryWorker>(ioc, *alert_store, config);
   router->attach(pipeline.get(), delivery);
