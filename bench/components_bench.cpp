@@ -8,7 +8,7 @@
 #include "config/config.h"
 #include "lsh/lsh.h"
 #include "models/sentence_encoder.h"
-#include "pipeline/tokenizer.h"
+#include "pipeline/stages/tokenizer.h"
 
 namespace {
 

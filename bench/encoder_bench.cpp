@@ -9,7 +9,7 @@
 
 #include "models/sentence_encoder.h"
 #include "models/torch_runtime.h"
-#include "pipeline/encoder_text.h"
+#include "pipeline/stages/encoder_text.h"
 
 namespace {
 

@@ -48,7 +48,7 @@ struct Config {
   std::string encoder_model;  // "builtin" | "hashed" | TorchScript file (models/sentence_encoder.h)
   std::string encoder_vocab;  // "" = vocab.txt inside the model archive
   int encoder_max_len = 0;    // 0 = the model's own
-  bool encoder_canonicalize = true;  // encoder sees canonical_template() (pipeline/encoder_text.h)
+  bool encoder_canonicalize = true;  // encoder sees canonical_template() (pipeline/stages/encoder_text.h)
   std::string denoiser_model;
   double denoiser_threshold = 0;
   double denoiser_probe_margin = 0;

@@ -2,7 +2,7 @@
 // TorchScript encoder (BERT-family WordPiece + the shipped log-encoder-v1 or a
 // user's model, models/torch_encoder.cpp) and the HashedFeatureEncoder
 // baseline (hashed token features, no model); the pipeline only sees this
-// interface. The stage feeds it canonical templates (pipeline/encoder_text.h).
+// interface. The stage feeds it canonical templates (pipeline/stages/encoder_text.h).
 #pragma once
 
 #include <cstdint>

@@ -6,11 +6,15 @@
 
 #include "lsh/lsh.h"
 #include "models/torch_runtime.h"
-#include "pipeline/aggregator_stage.h"
-#include "pipeline/catalog.h"
-#include "pipeline/denoise.h"
-#include "pipeline/metrics.h"
-#include "pipeline/stages.h"
+#include "pipeline/stages/aggregator_stage.h"
+#include "pipeline/store/catalog.h"
+#include "pipeline/stages/denoise_stage.h"
+#include "pipeline/core/metrics.h"
+#include "pipeline/stages/catalog_stage.h"
+#include "pipeline/stages/embed_stage.h"
+#include "pipeline/stages/lsh_stage.h"
+#include "pipeline/stages/premask_stage.h"
+#include "pipeline/stages/template_stage.h"
 
 namespace logsift {
 namespace {

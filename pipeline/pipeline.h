@@ -12,8 +12,8 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "config/config.h"
-#include "pipeline/aggregator.h"
-#include "pipeline/record.h"
+#include "pipeline/stages/aggregator.h"
+#include "pipeline/core/record.h"
 
 namespace logsift {
 

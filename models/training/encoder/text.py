@@ -2,7 +2,7 @@
 
 Everything here has a C++ twin that serving uses, and tests pin the two together:
 
-* :func:`canonicalize` <-> ``pipeline/encoder_text.cpp`` (``logsift::canonical_template``),
+* :func:`canonicalize` <-> ``pipeline/stages/encoder_text.cpp`` (``logsift::canonical_template``),
   cases in ``tests/data/canonical_cases.json`` checked by both sides;
 * :func:`WordPiece.encode` <-> ``models/wordpiece.cpp`` (BERT's BasicTokenizer +
   WordPiece, checked against ``logsift wordpiece`` by ``test_encoder.py``).

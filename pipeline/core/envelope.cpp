@@ -1,0 +1,128 @@
+#include "pipeline/core/envelope.h"
+
+#include <nlohmann/json.hpp>
+
+namespace logsift {
+namespace {
+
+using json = nlohmann::json;
+
+constexpr const char* kLabelKeys[] = {"service", "level", "host"};
+constexpr const char* kMessageKeys[] = {"message", "msg", "log", "text"};
+
+std::optional<EnvelopeError> add_label(const std::string& key, const json& v, const Config& c, Labels* labels) {
+  std::string value;
+  if (v.is_string()) value = v.get<std::string>();
+  else if (v.is_number() || v.is_boolean()) value = v.dump();
+  else if (v.is_null()) return std::nullopt;
+  else return EnvelopeError{Reject::kWrongType, "label '" + key + "' must be a string"};
+  if (!valid_utf8(key) || !valid_utf8(value))
+    return EnvelopeError{Reject::kInvalidUtf8, "label '" + key + "' is not valid UTF-8"};
+  if (key.size() > 256 || value.size() > 1024)
+    return EnvelopeError{Reject::kBadRequest, "label '" + key.substr(0, 64) + "' is too long"};
+  if (static_cast<int>(labels->size()) >= c.max_labels) {
+    metrics().labels_dropped.inc();
+    return std::nullopt;
+  }
+  labels->emplace_back(key, std::move(value));
+  return std::nullopt;
+}
+
+std::optional<EnvelopeError> read_labels(const json& obj, const Config& c, Labels* labels) {
+  if (!obj.contains("labels")) return std::nullopt;
+  const json& l = obj["labels"];
+  if (l.is_null()) return std::nullopt;
+  if (!l.is_object()) return EnvelopeError{Reject::kWrongType, "'labels' must be an object of strings"};
+  for (auto it = l.begin(); it != l.end(); ++it)
+    if (auto e = add_label(it.key(), it.value(), c, labels)) return e;
+  return std::nullopt;
+}
+
+}  // namespace
+
+bool valid_utf8(std::string_view s) {
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  size_t n = s.size(), i = 0;
+  while (i < n) {
+    unsigned char c = p[i];
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    size_t len;
+    uint32_t cp;
+    if ((c & 0xE0) == 0xC0) len = 2, cp = c & 0x1F;
+    else if ((c & 0xF0) == 0xE0) len = 3, cp = c & 0x0F;
+    else if ((c & 0xF8) == 0xF0) len = 4, cp = c & 0x07;
+    else return false;
+    if (i + len > n) return false;
+    for (size_t k = 1; k < len; ++k) {
+      if ((p[i + k] & 0xC0) != 0x80) return false;
+      cp = (cp << 6) | (p[i + k] & 0x3F);
+    }
+    // Overlong forms, surrogates, beyond U+10FFFF.
+    if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) || cp > 0x10FFFF ||
+        (cp >= 0xD800 && cp <= 0xDFFF))
+      return false;
+    i += len;
+  }
+  return true;
+}
+
+std::optional<EnvelopeError> check_text(std::string_view text, const Config& c) {
+  if (text.find_first_not_of(" \t\r\n\v\f") == std::string_view::npos)
+    return EnvelopeError{Reject::kEmptyLine, text.empty() ? "empty text" : "blank text"};
+  if (text.size() > static_cast<size_t>(c.max_line_bytes))
+    return EnvelopeError{Reject::kLineTooLong,
+                         "text is " + std::to_string(text.size()) + " bytes, over max_line_bytes " +
+                             std::to_string(c.max_line_bytes)};
+  if (!valid_utf8(text)) return EnvelopeError{Reject::kInvalidUtf8, "text is not valid UTF-8"};
+  return std::nullopt;
+}
+
+std::optional<EnvelopeError> record_from_object(const json& obj, const Config& c, Record* out) {
+  if (!obj.is_object()) return EnvelopeError{Reject::kWrongType, "each item must be a JSON object"};
+  auto it = obj.find("text");
+  if (it == obj.end()) return EnvelopeError{Reject::kMissingText, "missing 'text'"};
+  if (!it->is_string()) return EnvelopeError{Reject::kWrongType, "'text' must be a string"};
+  const auto& text = it->get_ref<const std::string&>();
+  if (auto e = check_text(text, c)) return e;
+  if (auto e = read_labels(obj, c, &out->labels)) return e;
+  out->text = text;
+  return std::nullopt;
+}
+
+std::optional<EnvelopeError> record_from_line(std::string_view line, const Config& c, Record* out) {
+  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  if (line.size() > static_cast<size_t>(c.max_line_bytes)) return check_text(line, c);
+  if (!line.empty() && line.front() == '{') {
+    json obj = json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (obj.is_object()) {
+      for (const char* k : kMessageKeys) {
+        auto it = obj.find(k);
+        if (it == obj.end() || it->is_null()) continue;  // null = absent
+        if (!it->is_string()) return EnvelopeError{Reject::kWrongType, std::string("'") + k + "' must be a string"};
+        const auto& text = it->get_ref<const std::string&>();
+        if (auto e = check_text(text, c)) return e;
+        if (auto e = read_labels(obj, c, &out->labels)) return e;
+        for (const char* lk : kLabelKeys)
+          if (auto lt = obj.find(lk); lt != obj.end())
+            if (auto e = add_label(lk, *lt, c, &out->labels)) return e;
+        out->text = text;
+        return std::nullopt;
+      }
+      return EnvelopeError{Reject::kMissingText, "JSON line has no 'message', 'msg', 'log' or 'text'"};
+    }
+    // Not a JSON object after all: a plain line that starts with '{'.
+  }
+  if (auto e = check_text(line, c)) return e;
+  out->text.assign(line);
+  return std::nullopt;
+}
+
+void reject_record(Record& r, const EnvelopeError& e) {
+  r.error = e.message;
+  metrics().reject(e.reason);
+}
+
+}  // namespace logsift

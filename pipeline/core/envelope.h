@@ -1,0 +1,40 @@
+// The envelope: pulls the message and its labels out of what a client sent
+// (an HTTP JSON object, an NDJSON line, a TCP line that is plain text or a
+// JSON object) and checks it against the limits. Rejections carry a reason
+// for the metrics and a message for the client.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "config/config.h"
+#include "pipeline/core/metrics.h"
+#include "pipeline/core/record.h"
+
+namespace logsift {
+
+struct EnvelopeError {
+  Reject reason;
+  std::string message;
+};
+
+bool valid_utf8(std::string_view s);
+
+// Checks a message: not empty, at most max_line_bytes, valid UTF-8.
+std::optional<EnvelopeError> check_text(std::string_view text, const Config& c);
+
+// HTTP form: {"text": "...", "labels": {"service": "...", ...}}.
+std::optional<EnvelopeError> record_from_object(const nlohmann::json& obj, const Config& c, Record* out);
+
+// TCP form: a JSON object line (message under message/msg/log/text; labels
+// under "labels" or top-level service/level/host) or else a plain text line.
+// A trailing '\r' is removed.
+std::optional<EnvelopeError> record_from_line(std::string_view line, const Config& c, Record* out);
+
+// Sets r.error and counts the rejection.
+void reject_record(Record& r, const EnvelopeError& e);
+
+}  // namespace logsift

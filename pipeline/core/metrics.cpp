@@ -1,0 +1,74 @@
+#include "pipeline/core/metrics.h"
+
+#include <sstream>
+
+namespace logsift {
+
+std::string_view reject_reason_name(Reject r) {
+  switch (r) {
+    case Reject::kMalformedJson: return "malformed_json";
+    case Reject::kWrongType: return "wrong_type";
+    case Reject::kMissingText: return "missing_text";
+    case Reject::kInvalidUtf8: return "invalid_utf8";
+    case Reject::kBodyTooLarge: return "body_too_large";
+    case Reject::kLineTooLong: return "line_too_long";
+    case Reject::kTooManyLines: return "too_many_lines";
+    case Reject::kEmptyLine: return "empty_line";
+    case Reject::kUnsupportedMediaType: return "unsupported_media_type";
+    case Reject::kHeaderTooLarge: return "header_too_large";
+    case Reject::kBadRequest: return "bad_request";
+    case Reject::kNotFound: return "not_found";
+    case Reject::kMethodNotAllowed: return "method_not_allowed";
+    case Reject::kTooManyConnections: return "too_many_connections";
+    case Reject::kOverloaded: return "overloaded";
+    case Reject::kCount: break;
+  }
+  return "unknown";
+}
+
+Metrics& metrics() {
+  static Metrics m;
+  return m;
+}
+
+std::string Metrics::prometheus() const {
+  std::ostringstream o;
+  auto counter = [&](const char* name, const char* help, uint64_t v) {
+    o << "# HELP " << name << ' ' << help << "\n# TYPE " << name << " counter\n" << name << ' ' << v << '\n';
+  };
+  counter("logsift_lines_total", "Lines accepted into the pipeline.", lines_total.get());
+  counter("logsift_lines_clustered_total", "Lines that received a cluster id.", lines_clustered.get());
+  counter("logsift_new_clusters_total", "Clusters seen for the first time.", new_clusters.get());
+  counter("logsift_http_requests_total", "HTTP requests read.", http_requests.get());
+  counter("logsift_tcp_lines_total", "Lines read from TCP connections.", tcp_lines.get());
+  counter("logsift_tcp_connections_total", "TCP connections accepted.", tcp_connections_total.get());
+  counter("logsift_http_connections_total", "HTTP connections accepted.", http_connections_total.get());
+  counter("logsift_stage_errors_total", "Batches failed by an internal stage error.", stage_errors.get());
+  counter("logsift_micro_batches_total", "Micro-batches formed by batching stages.", micro_batches.get());
+  counter("logsift_micro_batch_lines_total", "Lines in those micro-batches.", micro_batch_lines.get());
+  counter("logsift_id_cache_hits_total", "Templates whose cluster id came from the cache.", id_cache_hits.get());
+  counter("logsift_id_cache_misses_total", "Templates embedded and hashed.", id_cache_misses.get());
+  counter("logsift_catalog_errors_total", "Catalog write failures.", catalog_errors.get());
+  counter("logsift_labels_dropped_total", "Labels dropped over max_labels.", labels_dropped.get());
+  counter("logsift_alerts_raised_total", "Alert events raised by the rules.", alerts_raised.get());
+  counter("logsift_alerts_enqueued_total", "Alerts written to the outbox (per subscription).", alerts_enqueued.get());
+  counter("logsift_alerts_delivered_total", "Alerts acknowledged by a receiver (2xx).", alerts_delivered.get());
+  counter("logsift_alert_attempts_failed_total", "Delivery attempts that failed and will be retried.",
+          alert_attempts_failed.get());
+  counter("logsift_alerts_dead_lettered_total", "Alerts moved to failed (dead letter).", alerts_dead_lettered.get());
+  counter("logsift_aggregator_evictions_total", "Clusters evicted from the aggregator's bounded state.",
+          aggregator_evictions.get());
+  counter("logsift_denoise_tokens_total", "Word tokens scored by the denoiser.", denoise_tokens.get());
+  counter("logsift_denoise_token_cache_hits_total", "Tokens decided by the context-free token cache.",
+          denoise_token_cache_hits.get());
+  counter("logsift_denoise_model_rows_total", "Rows run through the denoiser model.", denoise_model_rows.get());
+  o << "# HELP logsift_connections_active Open HTTP and TCP connections.\n"
+    << "# TYPE logsift_connections_active gauge\nlogsift_connections_active " << connections_active.get() << '\n';
+  o << "# HELP logsift_rejected_total Input rejected, by reason.\n# TYPE logsift_rejected_total counter\n";
+  for (size_t i = 0; i < rejected.size(); ++i)
+    o << "logsift_rejected_total{reason=\"" << reject_reason_name(static_cast<Reject>(i)) << "\"} "
+      << rejected[i].get() << '\n';
+  return o.str();
+}
+
+}  // namespace logsift

@@ -1,0 +1,84 @@
+#include "pipeline/core/stage.h"
+
+#include <spdlog/spdlog.h>
+
+#include "pipeline/core/metrics.h"
+
+namespace logsift {
+
+Stage::Stage(std::string name, size_t mailbox_capacity) : mailbox_(mailbox_capacity), name_(std::move(name)) {}
+
+Stage::~Stage() { stop(); }
+
+void Stage::start() {
+  thread_ = std::thread([this] { run(); });
+}
+
+void Stage::stop() {
+  mailbox_.close();
+  if (thread_.joinable()) thread_.join();
+}
+
+void Stage::run() {
+  while (auto b = mailbox_.pop()) process_and_forward(std::move(*b));
+}
+
+void Stage::fail_batch(Batch& b, const std::string& why) {
+  for (auto& r : b.records)
+    if (r.ok()) r.error = "internal error in " + name_ + " stage: " + why;
+  metrics().stage_errors.inc();
+}
+
+void Stage::process_and_forward(std::unique_ptr<Batch> b) {
+  try {
+    process(*b);
+  } catch (const std::exception& e) {
+    spdlog::error("stage {}: {}", name_, e.what());
+    fail_batch(*b, e.what());
+  }
+  forward(std::move(b));
+}
+
+void Stage::forward(std::unique_ptr<Batch> b) {
+  if (next_ && next_->push(b)) return;
+  if (next_) b->aborted = true;  // next stage already stopped: shutting down
+  if (b->on_done) {
+    auto cb = std::move(b->on_done);
+    cb(std::move(b));
+  }
+}
+
+BatchingStage::BatchingStage(std::string name, size_t mailbox_capacity, size_t max_lines,
+                             std::chrono::microseconds max_delay)
+    : Stage(std::move(name), mailbox_capacity), max_lines_(max_lines), max_delay_(max_delay) {}
+
+void BatchingStage::run() {
+  std::vector<std::unique_ptr<Batch>> held;
+  while (true) {
+    auto first = mailbox_.pop();
+    if (!first) break;
+    held.clear();
+    size_t lines = (*first)->live();
+    held.push_back(std::move(*first));
+    auto deadline = std::chrono::steady_clock::now() + max_delay_;
+    while (lines < max_lines_) {
+      auto more = mailbox_.pop_until(deadline);
+      if (!more) break;  // timed out, or closed and drained
+      lines += (*more)->live();
+      held.push_back(std::move(*more));
+    }
+    std::vector<Batch*> group;
+    for (auto& b : held) group.push_back(b.get());
+    try {
+      process_group(group);
+    } catch (const std::exception& e) {
+      spdlog::error("stage {}: {}", name(), e.what());
+      for (auto* b : group) fail_batch(*b, e.what());
+    }
+    metrics().micro_batches.inc();
+    metrics().micro_batch_lines.inc(lines);
+    for (auto& b : held) forward(std::move(b));
+  }
+}
+
+}  // namespace logsift

@@ -1,0 +1,78 @@
+// Actor-style stages: each stage owns its state and one thread, and receives
+// batches through a bounded Mailbox. Ownership of a Batch moves with its
+// unique_ptr: push() takes it, the stage passes it on to next_ or, at the end
+// of the chain, hands it to Batch::on_done. A stage never shares a batch.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "pipeline/core/mailbox.h"
+#include "pipeline/core/record.h"
+
+namespace logsift {
+
+class Stage {
+ public:
+  Stage(std::string name, size_t mailbox_capacity);
+  virtual ~Stage();
+  Stage(const Stage&) = delete;
+  Stage& operator=(const Stage&) = delete;
+
+  const std::string& name() const { return name_; }
+  void set_next(Stage* next) { next_ = next; }
+
+  // Blocking enqueue (used stage to stage). On false the batch stays in `b`.
+  bool push(std::unique_ptr<Batch>& b) { return mailbox_.push(b); }
+  // Non-blocking enqueue (used by the sockets, which pause instead of blocking).
+  bool try_push(std::unique_ptr<Batch>& b) { return mailbox_.try_push(b); }
+
+  void start();
+  // Closes the mailbox, lets the thread drain it, joins. Call in chain order.
+  void stop();
+  size_t queued() const { return mailbox_.size(); }
+
+ protected:
+  // Processes one batch in place. Exceptions are caught by the loop: the
+  // batch's live records get an "internal error" and it still moves on.
+  virtual void process(Batch& batch) = 0;
+  // The thread body; the default pops one batch at a time.
+  virtual void run();
+  // Runs process() with the exception barrier, then forwards.
+  void process_and_forward(std::unique_ptr<Batch> b);
+  void forward(std::unique_ptr<Batch> b);
+  void fail_batch(Batch& b, const std::string& why);
+
+  Mailbox<std::unique_ptr<Batch>> mailbox_;
+
+ private:
+  std::string name_;
+  Stage* next_ = nullptr;
+  std::thread thread_;
+};
+
+// A stage that micro-batches: it gathers queued batches until they hold
+// max_lines live records or max_delay has passed since the first one arrived
+// (Triton's two knobs), processes them together, then forwards each in order.
+class BatchingStage : public Stage {
+ public:
+  BatchingStage(std::string name, size_t mailbox_capacity, size_t max_lines, std::chrono::microseconds max_delay);
+
+ protected:
+  virtual void process_group(std::vector<Batch*>& group) = 0;
+  void process(Batch& b) override {
+    std::vector<Batch*> one{&b};
+    process_group(one);
+  }
+  void run() override;
+
+ private:
+  size_t max_lines_;
+  std::chrono::microseconds max_delay_;
+};
+
+}  // namespace logsift

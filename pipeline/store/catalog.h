@@ -1,0 +1,62 @@
+// The cluster catalog: cluster_id -> template, count, first/last seen, example
+// lines with their labels. Embedded default: SQLite in WAL mode under the data
+// directory. One writer (the catalog stage's thread) and any number of readers
+// (HTTP handlers) at once; WAL lets readers proceed while a batch commits.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "pipeline/core/record.h"
+
+struct sqlite3;
+
+namespace logsift {
+
+struct ClusterUpdate {
+  uint64_t cluster_id = 0;
+  uint64_t template_id = 0;
+  std::string template_text;
+  uint64_t count = 0;
+  int64_t first_ms = 0, last_ms = 0;
+  std::vector<std::pair<std::string, Labels>> examples;  // candidates, oldest first
+};
+
+class Catalog {
+ public:
+  // Creates data_dir and the database if needed. Throws std::runtime_error.
+  Catalog(const std::string& data_dir, int max_examples);
+  ~Catalog();
+  Catalog(const Catalog&) = delete;
+  Catalog& operator=(const Catalog&) = delete;
+
+  // Applies all updates in one transaction; result[i] = cluster i is new.
+  // Writer thread only. Throws std::runtime_error on a database error (the
+  // transaction is rolled back).
+  std::vector<bool> apply(const std::vector<ClusterUpdate>& updates);
+
+  // Thread-safe reads. {"clusters": [...], "total": N}, by count descending.
+  nlohmann::json list(int64_t limit, int64_t offset);
+  std::optional<nlohmann::json> get(uint64_t cluster_id);
+  // Checkpoints the WAL (called at shutdown).
+  void checkpoint();
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  int max_examples_;
+  sqlite3* writer_ = nullptr;
+  sqlite3* reader_ = nullptr;
+  std::mutex reader_mu_;
+};
+
+std::string format_time_ms(int64_t ms);  // ISO 8601 UTC with milliseconds
+int64_t now_ms();
+
+}  // namespace logsift

@@ -1,0 +1,218 @@
+#include "service/alerts/alert_router.h"
+
+#include <spdlog/spdlog.h>
+
+#include "lsh/lsh.h"
+#include "pipeline/store/catalog.h"
+#include "pipeline/core/metrics.h"
+#include "pipeline/pipeline.h"
+#include "service/alerts/alert_payload.h"
+#include "service/alerts/delivery.h"
+#include "service/alerts/webhook_client.h"
+#include "service/alerts/webhook_signing.h"
+
+namespace logsift {
+namespace {
+
+using json = nlohmann::json;
+
+// Rule defaults from config for a rule given by name or without a field.
+json rule_defaults(const std::string& kind, const Config& c) {
+  if (kind == "threshold")
+    return {{"kind", kind},
+            {"threshold", static_cast<uint64_t>(c.alert_threshold)},
+            {"window", c.alert_threshold_window_ms},
+            {"cooldown", c.alert_cooldown_ms}};
+  if (kind == "spike")
+    return {{"kind", kind},
+            {"spike_factor", c.alert_spike_factor},
+            {"min_count", static_cast<uint64_t>(c.alert_spike_min_count)},
+            {"window", c.alert_spike_window_ms},
+            {"cooldown", c.alert_cooldown_ms}};
+  return {{"kind", kind}};
+}
+
+}  // namespace
+
+AlertRouter::AlertRouter(AlertStore& store, const Config& config) : store_(store), config_(config) {}
+
+void AlertRouter::attach(Pipeline* pipeline, std::shared_ptr<DeliveryWorker> delivery) {
+  pipeline_ = pipeline;
+  delivery_ = std::move(delivery);
+  reload();
+}
+
+json AlertRouter::create(const json& body) {
+  if (!body.is_object()) throw FieldError("body", "body must be a JSON object");
+  static const char* known[] = {"url", "secret", "rules", "format", "labels", "min_level", "cooldown"};
+  for (auto it = body.begin(); it != body.end(); ++it)
+    if (std::find_if(std::begin(known), std::end(known), [&](const char* k) { return it.key() == k; }) ==
+        std::end(known))
+      throw FieldError(it.key(), "unknown field '" + it.key() + "'");
+
+  Subscription s;
+  if (!body.contains("url") || !body["url"].is_string()) throw FieldError("url", "'url' must be a string");
+  s.url = body["url"].get<std::string>();
+  if (!webhook::parse_url(s.url)) throw FieldError("url", "'url' must be an http:// or https:// URL with a host");
+
+  json generated_secret;
+  if (body.contains("secret")) {
+    if (!body["secret"].is_string() || body["secret"].get<std::string>().empty() ||
+        body["secret"].get<std::string>().size() > 1024)
+      throw FieldError("secret", "'secret' must be a non-empty string of at most 1024 bytes");
+    s.secret = body["secret"].get<std::string>();
+    if (!webhook::secret_key(s.secret))
+      throw FieldError("secret", "'secret' starting with whsec_ must be followed by base64");
+  } else {
+    s.secret = webhook::random_secret();  // shown once, in the 201 reply
+    generated_secret = s.secret;
+  }
+  if (body.contains("format")) {
+    if (!body["format"].is_string() ||
+        (body["format"] != "logsift" && body["format"] != "alertmanager"))
+      throw FieldError("format", "'format' must be \"logsift\" or \"alertmanager\"");
+    s.format = body["format"].get<std::string>();
+  }
+  // Subscription-wide filters apply to each of its rules.
+  json shared = json::object();
+  if (body.contains("labels")) {
+    const json& l = body["labels"];
+    if (!l.is_object()) throw FieldError("labels", "'labels' must be an object of strings");
+    for (auto it = l.begin(); it != l.end(); ++it)
+      if (!it->is_string()) throw FieldError("labels." + it.key(), "label values must be strings");
+    shared["labels"] = l;
+  }
+  if (body.contains("min_level")) {
+    if (!body["min_level"].is_string() || alerts::parse_severity(body["min_level"].get<std::string>()) ==
+                                              alerts::Severity::kUnknown)
+      throw FieldError("min_level", "'min_level' must be a level name such as \"warn\" or \"error\"");
+    shared["min_level"] = body["min_level"];
+  }
+  if (body.contains("cooldown")) {
+    const json& c = body["cooldown"];
+    if (!(c.is_string() && parse_duration_ms(c.get<std::string>())) && !c.is_number_unsigned())
+      throw FieldError("cooldown", "'cooldown' must be a duration like \"5m\" or milliseconds");
+    shared["cooldown"] = c;
+  }
+  if (!body.contains("rules") || !body["rules"].is_array() || body["rules"].empty())
+    throw FieldError("rules", "'rules' must be a non-empty array of rule names or objects");
+  s.rules = json::array();
+  const json& rules = body["rules"];
+  for (size_t i = 0; i < rules.size(); ++i) {
+    std::string where = "rules[" + std::to_string(i) + "]";
+    json r;
+    if (rules[i].is_string()) {
+      std::string kind = rules[i].get<std::string>();
+      if (kind != "new_cluster" && kind != "threshold" && kind != "spike")
+        throw FieldError(where, "unknown rule '" + kind + "' (new_cluster, threshold, spike)");
+      r = rule_defaults(kind, config_);
+    } else if (rules[i].is_object()) {
+      if (!rules[i].contains("kind") || !rules[i]["kind"].is_string())
+        throw FieldError(where + ".kind", "a rule object needs \"kind\"");
+      r = rule_defaults(rules[i]["kind"].get<std::string>(), config_);
+      r.update(rules[i]);
+    } else {
+      throw FieldError(where, "a rule is a name or an object");
+    }
+    for (auto it = shared.begin(); it != shared.end(); ++it) {
+      if (it.key() == "cooldown" && r.value("kind", "") == "new_cluster") continue;  // new_cluster has none
+      if (!r.contains(it.key())) r[it.key()] = it.value();
+    }
+    try {
+      auto spec = alerts::RuleSpec::from_json(r, where);
+      json canonical = spec.to_json();
+      canonical["id"] = spec.id();
+      s.rules.push_back(std::move(canonical));
+    } catch (const std::invalid_argument& e) {
+      std::string msg = e.what();
+      throw FieldError(msg.substr(0, msg.find(':')), msg);
+    }
+  }
+  s.id = webhook::random_id("sub_");
+  s.created_ms = now_ms();
+  store_.add_subscription(s);
+  reload();
+  json out = s.to_json();
+  if (!generated_secret.is_null()) out["secret"] = generated_secret;
+  return out;
+}
+
+bool AlertRouter::remove(const std::string& id) {
+  bool found = store_.delete_subscription(id);
+  if (found) reload();
+  return found;
+}
+
+void AlertRouter::reload() {
+  std::map<std::string, std::vector<std::string>> by_rule;
+  std::map<std::string, alerts::RuleSpec> specs;
+  for (const auto& sub : store_.subscriptions()) {
+    for (const auto& r : sub.rules) {
+      json copy = r;
+      copy.erase("id");
+      try {
+        auto spec = alerts::RuleSpec::from_json(copy);
+        by_rule[spec.id()].push_back(sub.id);
+        specs.emplace(spec.id(), spec);
+      } catch (const std::exception& e) {
+        spdlog::error("subscription {}: stored rule no longer valid: {}", sub.id, e.what());
+      }
+    }
+  }
+  std::vector<alerts::RuleSpec> rules;
+  for (auto& [id, spec] : specs) rules.push_back(spec);
+  {
+    std::lock_guard lock(mu_);
+    subs_by_rule_ = std::move(by_rule);
+  }
+  if (pipeline_) pipeline_->set_alert_rules(std::move(rules));
+}
+
+void AlertRouter::wake_delivery() {
+  if (delivery_) delivery_->wake();
+}
+
+void AlertRouter::on_alerts(std::vector<alerts::AlertEvent>&& events) {
+  std::vector<OutboxRow> rows;
+  {
+    std::lock_guard lock(mu_);
+    for (const auto& e : events) {
+      auto it = subs_by_rule_.find(e.rule_id);
+      if (it == subs_by_rule_.end()) continue;  // its subscription was deleted meanwhile
+      for (const auto& sub_id : it->second) {
+        webhook::Alert a;
+        a.id = webhook::random_id("alrt_");
+        a.rule = e.kind;
+        a.rule_id = e.rule_id;
+        a.state = e.state;
+        a.cluster_id = lsh::format_id(e.cluster_id);
+        a.template_text = e.template_text;
+        a.count = e.count;
+        a.window_ms = e.window_ms;
+        a.first_seen_ms = e.first_seen_ms;
+        a.last_seen_ms = e.last_seen_ms;
+        a.created_ms = e.at_ms;
+        a.baseline = e.baseline;
+        a.labels = e.labels;
+        a.examples = e.examples;
+        OutboxRow row;
+        row.id = a.id;
+        row.subscription_id = sub_id;
+        row.created_ms = e.at_ms;
+        row.payload = webhook::to_logsift_json(a).dump(-1, ' ', false, json::error_handler_t::replace);
+        rows.push_back(std::move(row));
+      }
+    }
+  }
+  if (rows.empty()) return;
+  try {
+    store_.enqueue(rows);  // durable before any attempt
+    metrics().alerts_enqueued.inc(rows.size());
+  } catch (const std::exception& e) {
+    spdlog::error("alerts: cannot write {} alerts to the outbox: {}", rows.size(), e.what());
+    return;
+  }
+  if (delivery_) delivery_->wake();
+}
+
+}  // namespace logsift

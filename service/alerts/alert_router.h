@@ -1,0 +1,61 @@
+// Between the aggregator and the outbox: owns the subscriptions (validated,
+// persisted in the AlertStore), tells the pipeline which rules to evaluate
+// (the union over subscriptions, deduplicated by rule id), and turns each
+// raised alert into one outbox row per matching subscription, written in one
+// transaction before the delivery worker is woken.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "config/config.h"
+#include "pipeline/stages/aggregator.h"
+#include "service/alerts/alert_store.h"
+
+namespace logsift {
+
+class Pipeline;
+class DeliveryWorker;
+
+// A 400 naming the bad field of a request body.
+struct FieldError : std::runtime_error {
+  FieldError(std::string f, const std::string& what) : std::runtime_error(what), field(std::move(f)) {}
+  std::string field;
+};
+
+class AlertRouter {
+ public:
+  AlertRouter(AlertStore& store, const Config& config);
+
+  // Wiring, once, before traffic: where rules go and who to wake.
+  void attach(Pipeline* pipeline, std::shared_ptr<DeliveryWorker> delivery);
+
+  // POST /subscriptions: validates (FieldError), persists, updates rules.
+  // Returns the API view (plus "secret" when one was generated).
+  nlohmann::json create(const nlohmann::json& body);
+  bool remove(const std::string& id);
+
+  // A retry was requested (POST /alerts/{id}/retry).
+  void wake_delivery();
+
+  // The aggregator's sink (its thread).
+  void on_alerts(std::vector<alerts::AlertEvent>&& events);
+
+ private:
+  void reload();  // subscriptions -> rule union + rule_id -> subscriptions
+
+  AlertStore& store_;
+  Config config_;
+  Pipeline* pipeline_ = nullptr;
+  std::shared_ptr<DeliveryWorker> delivery_;
+  std::mutex mu_;
+  std::map<std::string, std::vector<std::string>> subs_by_rule_;  // rule id -> subscription ids
+};
+
+}  // namespace logsift

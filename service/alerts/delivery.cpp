@@ -1,0 +1,148 @@
+#include "service/alerts/delivery.h"
+
+#include <boost/asio/post.hpp>
+#include <spdlog/spdlog.h>
+
+#include "pipeline/store/catalog.h"
+#include "pipeline/core/metrics.h"
+#include "service/alerts/alert_payload.h"
+#include "service/alerts/webhook_client.h"
+#include "service/alerts/webhook_signing.h"
+
+namespace logsift {
+
+namespace net = boost::asio;
+
+DeliveryWorker::DeliveryWorker(net::io_context& ioc, AlertStore& store, const Config& config)
+    : strand_(net::make_strand(ioc)),
+      timer_(strand_),
+      store_(store),
+      config_(config),
+      client_(std::make_unique<webhook::Client>(ioc)),
+      rng_(std::random_device{}()) {}
+
+DeliveryWorker::~DeliveryWorker() = default;
+
+void DeliveryWorker::start() {
+  net::post(strand_, [self = shared_from_this()] { self->pump(); });
+}
+
+void DeliveryWorker::wake() {
+  net::post(strand_, [self = shared_from_this()] { self->pump(); });
+}
+
+void DeliveryWorker::stop() {
+  net::post(strand_, [self = shared_from_this()] {
+    self->stopped_ = true;
+    self->timer_.cancel();
+  });
+}
+
+int64_t DeliveryWorker::backoff_ms(int failed_attempts, int64_t first_ms, int64_t cap_ms, std::mt19937_64& rng) {
+  int shift = std::min(failed_attempts - 1, 30);
+  int64_t base = std::min(cap_ms, first_ms << std::max(shift, 0));
+  std::uniform_int_distribution<int64_t> jitter(base / 2, base);
+  return jitter(rng);
+}
+
+void DeliveryWorker::arm_timer(int64_t delay_ms) {
+  timer_.expires_after(std::chrono::milliseconds(std::max<int64_t>(delay_ms, 1)));
+  timer_.async_wait([self = shared_from_this()](const boost::system::error_code& ec) {
+    if (!ec) self->pump();
+  });
+}
+
+void DeliveryWorker::pump() {
+  if (stopped_) return;
+  try {
+    const size_t max_in_flight = 256;
+    int64_t now = now_ms();
+    if (in_flight_.size() < max_in_flight) {
+      std::map<std::string, std::optional<Subscription>> subs;
+      for (const auto& row : store_.due(now, max_in_flight - in_flight_.size(), in_flight_)) {
+        auto it = subs.find(row.subscription_id);
+        if (it == subs.end()) it = subs.emplace(row.subscription_id, store_.subscription(row.subscription_id)).first;
+        if (!it->second) {
+          store_.mark_failed(row.id, row.attempts, 0, "subscription deleted", now);
+          metrics().alerts_dead_lettered.inc();
+          continue;
+        }
+        if (in_flight_per_sub_[row.subscription_id] >= config_.delivery_concurrency) continue;  // bounded per receiver
+        send(row, *it->second);
+      }
+    }
+    // Sleep until the next due row; wake() and results pump earlier.
+    if (auto next = store_.next_due()) arm_timer(std::min<int64_t>(*next - now, 1000));
+    else arm_timer(1000);
+  } catch (const std::exception& e) {
+    spdlog::error("delivery: {}", e.what());
+    arm_timer(1000);
+  }
+}
+
+void DeliveryWorker::send(const OutboxRow& row, const Subscription& sub) {
+  std::string body;
+  try {
+    if (sub.format == "alertmanager") {
+      auto alert = webhook::alert_from_json(nlohmann::json::parse(row.payload));
+      body = webhook::to_alertmanager_json({alert}, sub.id, config_.alert_external_url).dump();
+    } else {
+      body = row.payload;
+    }
+  } catch (const std::exception& e) {  // a corrupt row must not wedge the queue
+    store_.mark_failed(row.id, row.attempts, 0, std::string("bad payload: ") + e.what(), now_ms());
+    metrics().alerts_dead_lettered.inc();
+    return;
+  }
+  in_flight_.insert(row.id);
+  ++in_flight_per_sub_[sub.id];
+  int64_t ts = now_ms() / 1000;
+  webhook::Request req;
+  req.url = sub.url;
+  req.body = std::move(body);
+  req.timeout = std::chrono::milliseconds(config_.delivery_timeout_ms);
+  req.headers = {{"webhook-id", row.id},
+                 {"webhook-timestamp", std::to_string(ts)},
+                 {"webhook-signature", webhook::sign(sub.secret, row.id, ts, req.body)},
+                 {"Idempotency-Key", row.id}};
+  client_->post(std::move(req), [self = shared_from_this(), row](webhook::Result r) {
+    net::post(self->strand_, [self, row, r = std::move(r)] { self->on_result(row, r); });
+  });
+}
+
+void DeliveryWorker::on_result(const OutboxRow& row, const webhook::Result& r) {
+  in_flight_.erase(row.id);
+  if (--in_flight_per_sub_[row.subscription_id] <= 0) in_flight_per_sub_.erase(row.subscription_id);
+  int attempts = row.attempts + 1;
+  int64_t now = now_ms();
+  try {
+    using Outcome = webhook::Result::Outcome;
+    if (r.outcome == Outcome::kDelivered) {
+      store_.mark_delivered(row.id, attempts, r.status, now);
+      metrics().alerts_delivered.inc();
+    } else if (r.outcome == Outcome::kReject) {
+      // The receiver said no (4xx): retrying would only repeat it.
+      store_.mark_failed(row.id, attempts, r.status, r.error, now);
+      metrics().alerts_dead_lettered.inc();
+      spdlog::warn("alert {} dead-lettered: {}", row.id, r.error);
+    } else if (attempts >= config_.delivery_max_attempts || now - row.created_ms >= config_.delivery_max_age_ms) {
+      store_.mark_failed(row.id, attempts, r.status, "gave up after " + std::to_string(attempts) + " attempts: " + r.error,
+                         now);
+      metrics().alerts_dead_lettered.inc();
+      spdlog::warn("alert {} dead-lettered after {} attempts: {}", row.id, attempts, r.error);
+    } else {
+      // Retry-After is honoured when it asks for a real wait; "0" or a date
+      // in the past falls back to our own backoff (no hot retry loop).
+      int64_t delay = r.retry_after && r.retry_after->count() > 0
+                          ? r.retry_after->count()
+                          : backoff_ms(attempts, config_.delivery_first_retry_ms, config_.delivery_max_backoff_ms, rng_);
+      store_.schedule_retry(row.id, attempts, r.status, r.error, now + delay, now);
+      metrics().alert_attempts_failed.inc();
+    }
+  } catch (const std::exception& e) {
+    spdlog::error("delivery: recording result of {}: {}", row.id, e.what());
+  }
+  pump();
+}
+
+}  // namespace logsift

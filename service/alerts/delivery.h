@@ -1,0 +1,60 @@
+// Webhook delivery: drains the SQLite outbox. Every attempt of one alert
+// carries the same webhook-id (the idempotency key) and a fresh Standard
+// Webhooks signature. Retries on connect errors, timeouts, 5xx, 408 and 429
+// (Retry-After honoured) with exponential backoff and jitter; other 4xx, or
+// too many attempts, or too old: dead-lettered (status failed) at once.
+// All state lives on one strand; SQLite calls are short.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <random>
+#include <set>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+
+#include "config/config.h"
+#include "service/alerts/alert_store.h"
+
+namespace logsift {
+
+namespace webhook {
+class Client;
+struct Result;
+}  // namespace webhook
+
+class DeliveryWorker : public std::enable_shared_from_this<DeliveryWorker> {
+ public:
+  DeliveryWorker(boost::asio::io_context& ioc, AlertStore& store, const Config& config);
+  ~DeliveryWorker();
+
+  void start();
+  // Thread-safe: new rows are in the outbox (or a retry was requested).
+  void wake();
+  // No new attempts after this; rows stay pending in the outbox for the next start.
+  void stop();
+
+  // Backoff before attempt n+1 after n failed attempts (n >= 1), with jitter:
+  // base = min(cap, first * 2^(n-1)), delay uniform in [base/2, base].
+  static int64_t backoff_ms(int failed_attempts, int64_t first_ms, int64_t cap_ms, std::mt19937_64& rng);
+
+ private:
+  void pump();
+  void arm_timer(int64_t delay_ms);
+  void send(const OutboxRow& row, const Subscription& sub);
+  void on_result(const OutboxRow& row, const webhook::Result& r);
+
+  boost::asio::strand<boost::asio::io_context::executor_type> strand_;
+  boost::asio::steady_timer timer_;
+  AlertStore& store_;
+  Config config_;
+  std::unique_ptr<webhook::Client> client_;
+  std::set<std::string> in_flight_;             // outbox ids
+  std::map<std::string, int> in_flight_per_sub_;
+  std::mt19937_64 rng_;
+  bool stopped_ = false;
+};
+
+}  // namespace logsift

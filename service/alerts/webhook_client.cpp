@@ -1,0 +1,544 @@
+#include "service/alerts/webhook_client.h"
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <exception>
+#include <limits>
+#include <type_traits>
+
+#include <boost/asio/buffer.hpp>
+#include <boost/asio/connect.hpp>
+#include <boost/asio/ip/address.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/ssl/context.hpp>
+#include <boost/asio/ssl/host_name_verification.hpp>
+#include <boost/asio/ssl/stream.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/stream_traits.hpp>
+#include <boost/beast/http/buffer_body.hpp>
+#include <boost/beast/http/error.hpp>
+#include <boost/beast/http/parser.hpp>
+#include <boost/beast/http/read.hpp>
+#include <boost/beast/http/string_body.hpp>
+#include <boost/beast/http/write.hpp>
+#include <openssl/ssl.h>
+#include <spdlog/spdlog.h>
+
+namespace logsift::webhook {
+namespace {
+
+namespace asio = boost::asio;
+namespace ssl = boost::asio::ssl;
+namespace beast = boost::beast;
+namespace http = boost::beast::http;
+using tcp = boost::asio::ip::tcp;
+using Outcome = Result::Outcome;
+using Strand = asio::strand<asio::io_context::executor_type>;
+
+// A response header larger than this is not a webhook receiver we can talk to.
+constexpr uint32_t kMaxHeaderBytes = 16 * 1024;
+// 1xx responses (e.g. 103 Early Hints) are skipped; a server sending endless
+// ones is cut off here rather than by the deadline only.
+constexpr int kMaxInterimResponses = 8;
+
+bool is_digits(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+char to_lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
+
+bool iequals(std::string_view a, std::string_view b) {
+  return a.size() == b.size() &&
+         std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) { return to_lower(x) == to_lower(y); });
+}
+
+bool is_host_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+         c == '.' || c == '_';
+}
+
+// RFC 9110 token characters.
+bool valid_header_name(std::string_view name) {
+  static constexpr std::string_view kExtra = "!#$%&'*+-.^_`|~";
+  return !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           kExtra.find(c) != std::string_view::npos;
+  });
+}
+
+// CR/LF in a value would let a caller inject headers or a second request.
+bool valid_header_value(std::string_view value) {
+  return std::none_of(value.begin(), value.end(), [](char c) {
+    const auto u = static_cast<unsigned char>(c);
+    return (u < 0x20 && u != '\t') || u == 0x7f;
+  });
+}
+
+bool is_client_owned_header(std::string_view name) {
+  return iequals(name, "Host") || iequals(name, "Content-Length") ||
+         iequals(name, "Transfer-Encoding") || iequals(name, "Connection");
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+bool parse_int(std::string_view s, int& out) {
+  if (!is_digits(s)) return false;
+  const auto r = std::from_chars(s.data(), s.data() + s.size(), out);
+  return r.ec == std::errc() && r.ptr == s.data() + s.size();
+}
+
+int month_index(std::string_view name) {
+  static constexpr std::array<std::string_view, 12> kMonths = {
+      "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+  for (size_t i = 0; i < kMonths.size(); ++i) {
+    if (name == kMonths[i]) return static_cast<int>(i) + 1;
+  }
+  return 0;
+}
+
+bool parse_clock(std::string_view s, int& h, int& m, int& sec) {
+  return s.size() == 8 && s[2] == ':' && s[5] == ':' && parse_int(s.substr(0, 2), h) &&
+         parse_int(s.substr(3, 2), m) && parse_int(s.substr(6, 2), sec) && h < 24 && m < 60 &&
+         sec <= 60;
+}
+
+// The three HTTP-date forms of RFC 9110 section 5.6.7, always GMT.
+std::optional<std::chrono::system_clock::time_point> parse_http_date(std::string_view s) {
+  std::vector<std::string_view> tok;
+  while (!(s = trim(s)).empty()) {
+    const size_t end = std::min(s.find(' '), s.size());
+    tok.push_back(s.substr(0, end));
+    s.remove_prefix(end);
+  }
+  int day = 0, month = 0, year = 0, h = 0, m = 0, sec = 0;
+  if (tok.size() == 6 && tok[0].size() == 4 && tok[0].back() == ',') {
+    // IMF-fixdate: "Sun, 06 Nov 1994 08:49:37 GMT"
+    if (tok[5] != "GMT" || tok[1].size() != 2 || tok[3].size() != 4 || !parse_int(tok[1], day) ||
+        (month = month_index(tok[2])) == 0 || !parse_int(tok[3], year) ||
+        !parse_clock(tok[4], h, m, sec)) {
+      return std::nullopt;
+    }
+  } else if (tok.size() == 4 && tok[0].size() > 1 && tok[0].back() == ',') {
+    // RFC 850: "Sunday, 06-Nov-94 08:49:37 GMT"
+    const std::string_view d = tok[1];
+    if (tok[3] != "GMT" || d.size() != 9 || d[2] != '-' || d[6] != '-' ||
+        !parse_int(d.substr(0, 2), day) || (month = month_index(d.substr(3, 3))) == 0 ||
+        !parse_int(d.substr(7, 2), year) || !parse_clock(tok[2], h, m, sec)) {
+      return std::nullopt;
+    }
+    year += year < 70 ? 2000 : 1900;
+  } else if (tok.size() == 5) {
+    // asctime: "Sun Nov  6 08:49:37 1994"
+    if ((month = month_index(tok[1])) == 0 || tok[2].size() > 2 || !parse_int(tok[2], day) ||
+        !parse_clock(tok[3], h, m, sec) || tok[4].size() != 4 || !parse_int(tok[4], year)) {
+      return std::nullopt;
+    }
+  } else {
+    return std::nullopt;
+  }
+  const std::chrono::year_month_day ymd{std::chrono::year(year),
+                                        std::chrono::month(static_cast<unsigned>(month)),
+                                        std::chrono::day(static_cast<unsigned>(day))};
+  if (!ymd.ok()) return std::nullopt;
+  return std::chrono::sys_days(ymd) + std::chrono::hours(h) + std::chrono::minutes(m) +
+         std::chrono::seconds(sec);
+}
+
+Result make_result(Outcome outcome, std::string error, int status = 0) {
+  Result r;
+  r.outcome = outcome;
+  r.status = status;
+  r.error = std::move(error);
+  return r;
+}
+
+Result classify_status(int status, const http::fields& fields) {
+  if (status >= 200 && status <= 299) return make_result(Outcome::kDelivered, {}, status);
+  std::string error = "HTTP " + std::to_string(status);
+  if ((status >= 500 && status <= 599) || status == 408 || status == 429) {
+    Result r = make_result(Outcome::kRetry, std::move(error), status);
+    const auto it = fields.find(http::field::retry_after);
+    if (it != fields.end()) {
+      const auto v = it->value();
+      r.retry_after = parse_retry_after(std::string_view(v.data(), v.size()),
+                                        std::chrono::system_clock::now());
+    }
+    return r;
+  }
+  // 1xx/3xx/other 4xx: the request or the subscription is wrong; resending the
+  // same bytes to the same URL will not change the answer.
+  return make_result(Outcome::kReject, std::move(error), status);
+}
+
+void invoke_done(std::function<void(Result)>& done, Result result) {
+  if (!done) return;
+  auto fn = std::move(done);
+  done = nullptr;
+  try {
+    fn(std::move(result));
+  } catch (const std::exception& e) {
+    spdlog::error("webhook client: completion handler threw: {}", e.what());
+  } catch (...) {
+    spdlog::error("webhook client: completion handler threw a non-std exception");
+  }
+}
+
+bool is_ip_literal(const std::string& host) {
+  boost::system::error_code ec;
+  asio::ip::make_address(host, ec);
+  return !ec;
+}
+
+// One request from resolve to response. Every step runs on `strand_`; the
+// op keeps itself alive through the shared_ptr captured by each pending
+// handler, so it owes nothing to the Client that started it.
+template <class Stream>
+class PostOp : public std::enable_shared_from_this<PostOp<Stream>> {
+ public:
+  static constexpr bool kTls = !std::is_same_v<Stream, tcp::socket>;
+
+  PostOp(Strand strand, std::shared_ptr<ssl::context> ssl_ctx, Url url,
+         http::request<http::string_body> req, std::chrono::milliseconds timeout,
+         std::function<void(Result)> done)
+      : strand_(std::move(strand)),
+        ssl_ctx_(std::move(ssl_ctx)),
+        url_(std::move(url)),
+        req_(std::move(req)),
+        timeout_(timeout),
+        done_(std::move(done)),
+        resolver_(strand_),
+        timer_(strand_) {
+    if constexpr (kTls) {
+      stream_.emplace(strand_, *ssl_ctx_);
+    } else {
+      stream_.emplace(strand_);
+    }
+  }
+
+  void start() {
+    auto self = this->shared_from_this();
+    asio::post(strand_, [self] { self->do_start(); });
+  }
+
+ private:
+  void do_start() {
+    auto self = this->shared_from_this();
+    timer_.expires_after(timeout_);
+    timer_.async_wait([self](boost::system::error_code ec) { self->on_deadline(ec); });
+    resolver_.async_resolve(url_.host, url_.port,
+                            [self](boost::system::error_code ec, tcp::resolver::results_type results) {
+                              self->on_resolve(ec, std::move(results));
+                            });
+  }
+
+  void on_deadline(boost::system::error_code ec) {
+    if (ec || finished_) return;
+    // Finish now instead of waiting for the cancelled step to report back:
+    // a cancelled getaddrinfo only returns when the DNS lookup itself ends,
+    // which could overrun the deadline by many seconds.
+    if (header_received_) {
+      // Keep the body bytes the pending read has already parsed into chunk_.
+      take_chunk();
+      finish(classify_status(status_, parser_->get().base()));
+    } else {
+      finish(make_result(Outcome::kRetry, "timeout"));
+    }
+  }
+
+  void on_resolve(boost::system::error_code ec, tcp::resolver::results_type results) {
+    if (finished_) return;
+    if (ec) return fail("resolve", ec);
+    auto self = this->shared_from_this();
+    asio::async_connect(beast::get_lowest_layer(*stream_), results,
+                        [self](boost::system::error_code ec, const tcp::endpoint&) { self->on_connect(ec); });
+  }
+
+  void on_connect(boost::system::error_code ec) {
+    if (finished_) return;
+    if (ec) return fail("connect", ec);
+    if constexpr (kTls) {
+      // SNI carries host names only (RFC 6066); IP literals are verified
+      // against the certificate's IP SANs by host_name_verification.
+      if (!is_ip_literal(url_.host) &&
+          SSL_set_tlsext_host_name(stream_->native_handle(), url_.host.c_str()) != 1) {
+        return finish(make_result(Outcome::kRetry, "tls: cannot set SNI"));
+      }
+      stream_->set_verify_callback(ssl::host_name_verification(url_.host), ec);
+      if (ec) return fail("tls", ec);
+      auto self = this->shared_from_this();
+      stream_->async_handshake(ssl::stream_base::client,
+                               [self](boost::system::error_code ec) { self->on_handshake(ec); });
+    } else {
+      do_write();
+    }
+  }
+
+  void on_handshake(boost::system::error_code ec) {
+    if (finished_) return;
+    if (ec) return fail("tls", ec);
+    do_write();
+  }
+
+  void do_write() {
+    auto self = this->shared_from_this();
+    http::async_write(*stream_, req_,
+                      [self](boost::system::error_code ec, size_t) { self->on_write(ec); });
+  }
+
+  void on_write(boost::system::error_code ec) {
+    if (finished_) return;
+    if (ec) return fail("write", ec);
+    do_read_header();
+  }
+
+  void do_read_header() {
+    parser_.emplace();
+    parser_->header_limit(kMaxHeaderBytes);
+    // We stop reading after kMaxStoredBody ourselves; a large declared
+    // Content-Length must not turn a 200 into a parse error. Not boost::none:
+    // Beast 1.74 compares the length with the optional, and "len > none" is
+    // always true.
+    parser_->body_limit(std::numeric_limits<std::uint64_t>::max());
+    auto self = this->shared_from_this();
+    http::async_read_header(*stream_, buffer_, *parser_,
+                            [self](boost::system::error_code ec, size_t) { self->on_header(ec); });
+  }
+
+  void on_header(boost::system::error_code ec) {
+    if (finished_) return;
+    if (ec) return fail("read", ec);
+    const int status = parser_->get().result_int();
+    if (status >= 100 && status <= 199 && status != 101) {
+      if (++interim_responses_ > kMaxInterimResponses) {
+        return finish(make_result(Outcome::kRetry, "read: too many 1xx responses", status));
+      }
+      return do_read_header();
+    }
+    status_ = status;
+    header_received_ = true;
+    if (parser_->is_done()) return finish(classify_status(status_, parser_->get().base()));
+    do_read_body();
+  }
+
+  void do_read_body() {
+    auto& body = parser_->get().body();
+    body.data = chunk_.data();
+    body.size = chunk_.size();
+    auto self = this->shared_from_this();
+    http::async_read(*stream_, buffer_, *parser_,
+                     [self](boost::system::error_code ec, size_t) { self->on_body(ec); });
+  }
+
+  void on_body(boost::system::error_code ec) {
+    if (finished_) return;
+    if (ec == http::error::need_buffer) ec = {};
+    take_chunk();
+    // The status decides the outcome; a body error after a complete header
+    // (or more body than we store) only truncates what we keep.
+    if (ec || parser_->is_done() || body_.size() >= kMaxStoredBody) {
+      return finish(classify_status(status_, parser_->get().base()));
+    }
+    do_read_body();
+  }
+
+  // Moves the body bytes parsed into chunk_ since do_read_body into body_.
+  void take_chunk() {
+    auto& body = parser_->get().body();
+    if (body.data == nullptr) return;
+    const size_t got = chunk_.size() - body.size;
+    body_.append(chunk_.data(), std::min(got, kMaxStoredBody - body_.size()));
+    body.data = nullptr;
+    body.size = 0;
+  }
+
+  void fail(const char* what, boost::system::error_code ec) {
+    finish(make_result(Outcome::kRetry, std::string(what) + ": " + ec.message()));
+  }
+
+  void finish(Result result) {
+    if (finished_) return;
+    finished_ = true;
+    timer_.cancel();
+    resolver_.cancel();
+    boost::system::error_code ignored;
+    // No TLS close_notify: the response is in hand and a shutdown exchange
+    // with a slow peer would only hold the connection longer.
+    beast::get_lowest_layer(*stream_).close(ignored);
+    result.body = std::move(body_);
+    invoke_done(done_, std::move(result));
+  }
+
+  Strand strand_;
+  std::shared_ptr<ssl::context> ssl_ctx_;  // outlives stream_ (declared first)
+  Url url_;
+  http::request<http::string_body> req_;
+  std::chrono::milliseconds timeout_;
+  std::function<void(Result)> done_;
+  tcp::resolver resolver_;
+  asio::steady_timer timer_;
+  std::optional<Stream> stream_;
+  beast::flat_buffer buffer_;
+  std::optional<http::response_parser<http::buffer_body>> parser_;
+  std::array<char, 16 * 1024> chunk_{};
+  std::string body_;
+  int status_ = 0;
+  int interim_responses_ = 0;
+  bool header_received_ = false;
+  bool finished_ = false;
+};
+
+}  // namespace
+
+std::optional<Url> parse_url(std::string_view url) {
+  for (const char c : url) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u <= 0x20 || u >= 0x7f) return std::nullopt;
+  }
+  if (const size_t hash = url.find('#'); hash != std::string_view::npos) url = url.substr(0, hash);
+
+  const size_t sep = url.find("://");
+  if (sep == std::string_view::npos) return std::nullopt;
+  Url out;
+  for (const char c : url.substr(0, sep)) out.scheme.push_back(to_lower(c));
+  if (out.scheme != "http" && out.scheme != "https") return std::nullopt;
+
+  const std::string_view rest = url.substr(sep + 3);
+  const size_t authority_end = rest.find_first_of("/?");
+  const std::string_view authority = rest.substr(0, authority_end);
+  const std::string_view target =
+      authority_end == std::string_view::npos ? std::string_view() : rest.substr(authority_end);
+  // Credentials in URLs end up in logs; subscribers put them in headers.
+  if (authority.find('@') != std::string_view::npos) return std::nullopt;
+
+  std::string_view host;
+  std::optional<std::string_view> port;
+  if (!authority.empty() && authority.front() == '[') {
+    const size_t close = authority.find(']');
+    if (close == std::string_view::npos) return std::nullopt;
+    host = authority.substr(1, close - 1);
+    boost::system::error_code ec;
+    asio::ip::make_address_v6(std::string(host), ec);
+    if (ec || host.find('%') != std::string_view::npos) return std::nullopt;
+    const std::string_view after = authority.substr(close + 1);
+    if (!after.empty()) {
+      if (after.front() != ':') return std::nullopt;
+      port = after.substr(1);
+    }
+  } else {
+    const size_t colon = authority.find(':');
+    host = authority.substr(0, colon);
+    if (colon != std::string_view::npos) port = authority.substr(colon + 1);
+    if (host.empty() || !std::all_of(host.begin(), host.end(), is_host_char)) return std::nullopt;
+  }
+  if (port) {
+    int p = 0;
+    if (port->size() > 5 || !parse_int(*port, p) || p < 1 || p > 65535) return std::nullopt;
+    out.port = std::to_string(p);
+  } else {
+    out.port = out.scheme == "https" ? "443" : "80";
+  }
+  out.host = std::string(host);
+  if (target.empty()) {
+    out.target = "/";
+  } else if (target.front() == '?') {
+    out.target = "/" + std::string(target);
+  } else {
+    out.target = std::string(target);
+  }
+  return out;
+}
+
+std::optional<std::chrono::milliseconds> parse_retry_after(std::string_view value,
+                                                           std::chrono::system_clock::time_point now) {
+  using std::chrono::milliseconds;
+  value = trim(value);
+  if (is_digits(value)) {
+    // Anything past the cap is the cap; avoid overflow on absurd values.
+    if (value.size() > 9) return kMaxRetryAfter;
+    int seconds = 0;
+    if (!parse_int(value, seconds)) return std::nullopt;
+    return std::min<milliseconds>(std::chrono::seconds(seconds), kMaxRetryAfter);
+  }
+  const auto when = parse_http_date(value);
+  if (!when) return std::nullopt;
+  const auto delta = std::chrono::duration_cast<milliseconds>(*when - now);
+  return std::clamp<milliseconds>(delta, milliseconds(0), kMaxRetryAfter);
+}
+
+Client::Client(boost::asio::io_context& ioc, std::string_view extra_ca_pem)
+    : ioc_(ioc), ssl_ctx_(std::make_shared<ssl::context>(ssl::context::tls_client)) {
+  boost::system::error_code ec;
+  // Without a system CA store every handshake fails verification and is
+  // reported per request ("tls: certificate verify failed"), not here.
+  ssl_ctx_->set_default_verify_paths(ec);
+  if (ec) spdlog::warn("webhook client: no default CA paths: {}", ec.message());
+  if (!extra_ca_pem.empty()) {
+    ssl_ctx_->add_certificate_authority(asio::buffer(extra_ca_pem.data(), extra_ca_pem.size()));
+  }
+  ssl_ctx_->set_verify_mode(ssl::verify_peer);
+  SSL_CTX_set_min_proto_version(ssl_ctx_->native_handle(), TLS1_2_VERSION);
+}
+
+Client::~Client() = default;
+
+void Client::post(Request req, std::function<void(Result)> done) {
+  Strand strand = asio::make_strand(ioc_);
+  auto reject_async = [&](std::string error) {
+    // Still asynchronous: callers may hold a lock around post().
+    asio::post(strand, [done = std::move(done), error = std::move(error)]() mutable {
+      invoke_done(done, make_result(Outcome::kReject, std::move(error)));
+    });
+  };
+
+  auto url = parse_url(req.url);
+  if (!url) return reject_async("invalid url");
+  for (const auto& [name, value] : req.headers) {
+    if (!valid_header_name(name) || !valid_header_value(value)) {
+      return reject_async("invalid header: " + (valid_header_name(name) ? name : std::string("name")));
+    }
+    if (is_client_owned_header(name)) return reject_async("header set by the client: " + name);
+  }
+  if (!valid_header_value(req.content_type)) return reject_async("invalid content type");
+
+  http::request<http::string_body> msg;
+  try {
+    msg.method(http::verb::post);
+    msg.target(url->target);
+    msg.version(11);
+    const bool default_port = url->port == (url->scheme == "https" ? "443" : "80");
+    const bool v6 = url->host.find(':') != std::string::npos;
+    std::string host_header = v6 ? "[" + url->host + "]" : url->host;
+    if (!default_port) host_header += ":" + url->port;
+    msg.set(http::field::host, host_header);
+    msg.set(http::field::user_agent, "logsift");
+    msg.set(http::field::content_type, req.content_type);
+    for (const auto& [name, value] : req.headers) msg.set(name, value);
+    msg.keep_alive(false);  // one connection per request
+    msg.body() = std::move(req.body);
+    msg.prepare_payload();
+  } catch (const std::exception& e) {
+    // Beast throws length_error for oversized header fields.
+    return reject_async(std::string("invalid request: ") + e.what());
+  }
+
+  const auto timeout = std::max(req.timeout, std::chrono::milliseconds(1));
+  if (url->scheme == "https") {
+    std::make_shared<PostOp<ssl::stream<tcp::socket>>>(std::move(strand), ssl_ctx_, std::move(*url),
+                                                       std::move(msg), timeout, std::move(done))
+        ->start();
+  } else {
+    std::make_shared<PostOp<tcp::socket>>(std::move(strand), ssl_ctx_, std::move(*url), std::move(msg),
+                                          timeout, std::move(done))
+        ->start();
+  }
+}
+
+}  // namespace logsift::webhook

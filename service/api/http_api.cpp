@@ -1,0 +1,73 @@
+#include "service/api/http_api.h"
+
+#include <spdlog/spdlog.h>
+
+#include "pipeline/core/metrics.h"
+#include "service/api/routes.h"
+
+namespace logsift {
+
+using namespace api;
+
+HttpResponse error_response(unsigned version, bool keep_alive, http::status status, Reject reason,
+                            const std::string& message) {
+  metrics().reject(reason);
+  return make_response(version, keep_alive, status, dump({{"error", message}}) + "\n");
+}
+
+void handle_http_request(ServerContext& ctx, AnyExecutor ex, HttpRequest&& req, Responder respond) {
+  metrics().http_requests.inc();
+  Target t = parse_target(std::string_view(req.target().data(), req.target().size()));
+  const auto method = req.method();
+  auto only = [&](http::verb v) {
+    if (method == v) return true;
+    auto res = error_response(req.version(), req.keep_alive(), http::status::method_not_allowed,
+                              Reject::kMethodNotAllowed, "method not allowed on " + t.path);
+    res.set(http::field::allow, std::string(http::to_string(v)));
+    respond(std::move(res));
+    return false;
+  };
+  try {
+    if (t.path == "/inferences") {
+      if (only(http::verb::post)) handle_inferences(ctx, ex, std::move(req), std::move(respond));
+    } else if (t.path == "/healthz") {
+      if (only(http::verb::get)) respond(json_response(req, http::status::ok, {{"status", "ok"}}));
+    } else if (t.path == "/readyz") {
+      if (!only(http::verb::get)) return;
+      if (ctx.ready && !ctx.draining) respond(json_response(req, http::status::ok, {{"status", "ready"}}));
+      else respond(json_response(req, http::status::service_unavailable,
+                                 {{"status", ctx.draining ? "draining" : "starting"}}));
+    } else if (t.path == "/metrics") {
+      if (only(http::verb::get))
+        respond(make_response(req.version(), req.keep_alive(), http::status::ok, metrics().prometheus(),
+                              "text/plain; version=0.0.4"));
+    } else if (t.path == "/info") {
+      if (only(http::verb::get)) respond(json_response(req, http::status::ok, ctx.pipeline->info()));
+    } else if (t.path == "/clusters") {
+      if (only(http::verb::get)) respond(handle_clusters(ctx, req, t));
+    } else if (t.path.starts_with("/clusters/") && t.path.ends_with("/series")) {
+      std::string_view id = std::string_view(t.path).substr(10);
+      id.remove_suffix(7);
+      if (only(http::verb::get)) respond(handle_series(ctx, req, id, t));
+    } else if (t.path.starts_with("/clusters/")) {
+      if (only(http::verb::get)) respond(handle_cluster(ctx, req, std::string_view(t.path).substr(10)));
+    } else if (t.path == "/subscriptions" || t.path.starts_with("/subscriptions/")) {
+      std::string_view rest = std::string_view(t.path).substr(std::min<size_t>(t.path.size(), 15));
+      respond(handle_subscriptions(ctx, req, rest));
+    } else if (t.path == "/alerts") {
+      if (only(http::verb::get)) respond(handle_alerts(ctx, req, t));
+    } else if (t.path.starts_with("/alerts/") && t.path.ends_with("/retry")) {
+      std::string id = t.path.substr(8, t.path.size() - 8 - 6);
+      if (only(http::verb::post)) respond(handle_alert_retry(ctx, req, id));
+    } else {
+      respond(error_response(req.version(), req.keep_alive(), http::status::not_found, Reject::kNotFound,
+                             "no route " + t.path));
+    }
+  } catch (const std::exception& e) {
+    spdlog::error("http {} {}: {}", std::string(http::to_string(method)), t.path, e.what());
+    respond(make_response(req.version(), false, http::status::internal_server_error,
+                          dump({{"error", "internal error"}}) + "\n"));
+  }
+}
+
+}  // namespace logsift

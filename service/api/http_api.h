@@ -1,0 +1,28 @@
+// The HTTP routes. Handlers never block an io thread: /inferences hands its
+// batch to the pipeline and replies from the batch's completion callback.
+#pragma once
+
+#include <functional>
+
+#include <boost/beast/http.hpp>
+
+#include "pipeline/core/metrics.h"
+#include "service/net/server_context.h"
+
+namespace logsift {
+
+namespace http = boost::beast::http;
+using HttpRequest = http::request<http::string_body>;
+using HttpResponse = http::response<http::string_body>;
+using Responder = std::function<void(HttpResponse)>;
+
+// Executor on which the retry timer of a full pipeline runs (the session's strand).
+using AnyExecutor = boost::asio::any_io_executor;
+
+void handle_http_request(ServerContext& ctx, AnyExecutor ex, HttpRequest&& req, Responder respond);
+
+// A JSON error reply: {"error": message}; counted under `reason`.
+HttpResponse error_response(unsigned version, bool keep_alive, http::status status, Reject reason,
+                            const std::string& message);
+
+}  // namespace logsift

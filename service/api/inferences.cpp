@@ -1,0 +1,127 @@
+// POST /inferences: one text, a list, or NDJSON.
+#include "service/api/routes.h"
+
+#include <optional>
+
+#include "pipeline/core/envelope.h"
+#include "pipeline/core/metrics.h"
+#include "pipeline/store/catalog.h"
+
+namespace logsift::api {
+
+// Builds the batch for POST /inferences, or returns the rejection.
+struct ParsedInference {
+  std::unique_ptr<Batch> batch;
+  enum class Shape { kSingle, kList, kNdjson } shape = Shape::kSingle;
+};
+
+namespace {
+
+std::optional<EnvelopeError> parse_inference(const ServerContext& ctx, const HttpRequest& req, ParsedInference* out) {
+  const Config& c = ctx.config;
+  std::string mt = media_type(req);
+  auto batch = std::make_unique<Batch>();
+  int64_t t = now_ms();
+  if (mt == "application/x-ndjson" || mt == "application/jsonl" || mt == "application/ndjson") {
+    out->shape = ParsedInference::Shape::kNdjson;
+    std::string_view body = req.body();
+    while (!body.empty()) {
+      auto nl = body.find('\n');
+      std::string_view line = body.substr(0, nl);
+      body.remove_prefix(nl == std::string_view::npos ? body.size() : nl + 1);
+      if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+      if (line.find_first_not_of(" \t") == std::string_view::npos) continue;  // blank lines separate nothing
+      if (static_cast<int>(batch->records.size()) >= c.max_lines_per_request)
+        return EnvelopeError{Reject::kTooManyLines,
+                             "more than max_lines_per_request (" + std::to_string(c.max_lines_per_request) + ") lines"};
+      Record& r = batch->records.emplace_back();
+      r.received_ms = t;
+      json obj = json::parse(line, nullptr, false);
+      std::optional<EnvelopeError> e;
+      if (obj.is_discarded()) e = EnvelopeError{Reject::kMalformedJson, "line is not valid JSON"};
+      else e = record_from_object(obj, c, &r);
+      if (e) reject_record(r, *e);  // per-line error at its position; the rest still runs
+    }
+    if (batch->records.empty()) return EnvelopeError{Reject::kMissingText, "empty NDJSON body"};
+    out->batch = std::move(batch);
+    return std::nullopt;
+  }
+  // x-www-form-urlencoded is what `curl -d` sends by default: the body is
+  // still parsed as JSON (and rejected with 400 if it is not).
+  if (!mt.empty() && mt != "application/json" && mt != "text/json" && mt != "application/x-www-form-urlencoded")
+    return EnvelopeError{Reject::kUnsupportedMediaType,
+                         "unsupported Content-Type '" + mt + "': use application/json or application/x-ndjson"};
+  json body = json::parse(req.body(), nullptr, false);
+  if (body.is_discarded()) return EnvelopeError{Reject::kMalformedJson, "body is not valid JSON"};
+  if (!body.is_object()) return EnvelopeError{Reject::kWrongType, "body must be a JSON object"};
+  if (body.contains("texts") && body.contains("text"))
+    return EnvelopeError{Reject::kBadRequest, "give either 'text' or 'texts', not both"};
+  if (body.contains("texts")) {
+    out->shape = ParsedInference::Shape::kList;
+    const json& texts = body["texts"];
+    if (!texts.is_array()) return EnvelopeError{Reject::kWrongType, "'texts' must be an array of strings"};
+    if (texts.empty()) return EnvelopeError{Reject::kMissingText, "'texts' is empty"};
+    if (texts.size() > static_cast<size_t>(c.max_lines_per_request))
+      return EnvelopeError{Reject::kTooManyLines,
+                           "more than max_lines_per_request (" + std::to_string(c.max_lines_per_request) + ") texts"};
+    json shared_labels = body.contains("labels") ? body["labels"] : json();
+    for (size_t i = 0; i < texts.size(); ++i) {
+      json item = texts[i].is_string() ? json{{"text", texts[i]}} : texts[i];
+      if (item.is_object() && !item.contains("labels") && !shared_labels.is_null()) item["labels"] = shared_labels;
+      Record& r = batch->records.emplace_back();
+      r.received_ms = t;
+      if (auto e = record_from_object(item, c, &r)) {
+        // A JSON batch is one document: reject it whole, naming the item.
+        return EnvelopeError{e->reason, "texts[" + std::to_string(i) + "]: " + e->message};
+      }
+    }
+  } else {
+    Record& r = batch->records.emplace_back();
+    r.received_ms = t;
+    if (auto e = record_from_object(body, c, &r)) return e;
+  }
+  out->batch = std::move(batch);
+  return std::nullopt;
+}
+
+}  // namespace
+
+void handle_inferences(ServerContext& ctx, AnyExecutor ex, HttpRequest&& req, Responder respond) {
+  ParsedInference parsed;
+  if (auto e = parse_inference(ctx, req, &parsed)) {
+    respond(reject(req, *e));  // counts it
+    return;
+  }
+  unsigned version = req.version();
+  bool keep_alive = req.keep_alive();
+  auto shape = parsed.shape;
+  parsed.batch->on_done = [respond, version, keep_alive, shape](std::unique_ptr<Batch> b) {
+    if (b->aborted) {
+      respond(error_response(version, false, http::status::service_unavailable, Reject::kOverloaded,
+                             "shutting down"));
+      return;
+    }
+    if (shape == ParsedInference::Shape::kNdjson) {
+      std::string out;
+      for (const auto& r : b->records) out += dump(record_result_json(r)) + "\n";
+      respond(make_response(version, keep_alive, http::status::ok, std::move(out), "application/x-ndjson"));
+    } else if (shape == ParsedInference::Shape::kList) {
+      json results = json::array();
+      for (const auto& r : b->records) results.push_back(record_result_json(r));
+      respond(make_response(version, keep_alive, http::status::ok, dump({{"results", results}}) + "\n"));
+    } else {
+      const Record& r = b->records.front();
+      auto status = r.ok() ? http::status::ok : http::status::internal_server_error;
+      respond(make_response(version, keep_alive, status, dump(record_result_json(r)) + "\n"));
+    }
+  };
+  submit_with_backoff(ex, ctx.pipeline, std::move(parsed.batch), std::chrono::milliseconds(5000),
+                      [respond, version, keep_alive](std::unique_ptr<Batch>) {
+                        auto res = error_response(version, keep_alive, http::status::service_unavailable,
+                                                  Reject::kOverloaded, "pipeline is full, retry later");
+                        res.set(http::field::retry_after, "1");
+                        respond(std::move(res));
+                      });
+}
+
+}  // namespace logsift::api

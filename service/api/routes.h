@@ -1,0 +1,25 @@
+// The HTTP route handlers, one file per resource (service/api/*.cpp);
+// http_api.cpp dispatches to them.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "service/api/http_api.h"
+#include "service/api/response.h"
+
+namespace logsift::api {
+
+// POST /inferences: replies from the batch's completion callback.
+void handle_inferences(ServerContext& ctx, AnyExecutor ex, HttpRequest&& req, Responder respond);
+// GET /clusters, /clusters/{id}, /clusters/{id}/series
+HttpResponse handle_clusters(ServerContext& ctx, const HttpRequest& req, const Target& t);
+HttpResponse handle_cluster(ServerContext& ctx, const HttpRequest& req, std::string_view id_text);
+HttpResponse handle_series(ServerContext& ctx, const HttpRequest& req, std::string_view id_text, const Target& t);
+// /subscriptions and /subscriptions/{id} (`rest` is what follows the prefix)
+HttpResponse handle_subscriptions(ServerContext& ctx, const HttpRequest& req, std::string_view rest);
+// GET /alerts, POST /alerts/{id}/retry
+HttpResponse handle_alerts(ServerContext& ctx, const HttpRequest& req, const Target& t);
+HttpResponse handle_alert_retry(ServerContext& ctx, const HttpRequest& req, const std::string& id);
+
+}  // namespace logsift::api

@@ -1,0 +1,129 @@
+#include "service/net/http_session.h"
+
+#include <optional>
+
+#include <boost/asio/dispatch.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <spdlog/spdlog.h>
+
+#include "pipeline/core/metrics.h"
+#include "service/api/http_api.h"
+
+namespace logsift {
+namespace {
+
+namespace beast = boost::beast;
+namespace net = boost::asio;
+using tcp = net::ip::tcp;
+
+class HttpSession : public Session, public std::enable_shared_from_this<HttpSession> {
+ public:
+  HttpSession(tcp::socket&& socket, ServerContext& ctx) : stream_(std::move(socket)), ctx_(ctx), slot_(ctx) {}
+
+  void start() {
+    net::dispatch(stream_.get_executor(), beast::bind_front_handler(&HttpSession::do_read, shared_from_this()));
+  }
+
+  void begin_drain() override {
+    net::post(stream_.get_executor(), [self = shared_from_this()] {
+      self->draining_ = true;
+      // Idle between requests: close now. Mid-request: closed after the reply.
+      if (self->reading_) self->stream_.socket().shutdown(tcp::socket::shutdown_receive, self->ignored_);
+    });
+  }
+
+ private:
+  void do_read() {
+    if (draining_) return do_close();
+    parser_.emplace();
+    parser_->body_limit(static_cast<uint64_t>(ctx_.config.max_body_bytes));
+    parser_->header_limit(static_cast<uint32_t>(ctx_.config.max_header_bytes));
+    stream_.expires_after(std::chrono::milliseconds(ctx_.config.http_idle_timeout_ms));
+    reading_ = true;
+    http::async_read(stream_, buffer_, *parser_, beast::bind_front_handler(&HttpSession::on_read, shared_from_this()));
+  }
+
+  void on_read(beast::error_code ec, std::size_t) {
+    reading_ = false;
+    if (ec == http::error::end_of_stream || ec == beast::error::timeout || ec == net::error::operation_aborted ||
+        ec == net::error::eof || ec == net::error::connection_reset)
+      return do_close();
+    if (ec == http::error::body_limit)
+      return send_error(http::status::payload_too_large, Reject::kBodyTooLarge,
+                        "body over max_body_bytes (" + std::to_string(ctx_.config.max_body_bytes) + ")");
+    if (ec == http::error::header_limit)
+      return send_error(http::status::request_header_fields_too_large, Reject::kHeaderTooLarge,
+                        "header over max_header_bytes (" + std::to_string(ctx_.config.max_header_bytes) + ")");
+    if (ec) {
+      if (ec.category() == http::make_error_code(http::error::bad_method).category())
+        return send_error(http::status::bad_request, Reject::kBadRequest, "malformed HTTP request: " + ec.message());
+      return do_close();
+    }
+    stream_.expires_never();  // the pipeline may take a moment; the reply write re-arms it
+    handle_http_request(ctx_, stream_.get_executor(), parser_->release(),
+                        [self = shared_from_this()](HttpResponse res) {
+                          net::post(self->stream_.get_executor(),
+                                    [self, res = std::move(res)]() mutable { self->send(std::move(res)); });
+                        });
+  }
+
+  void send_error(http::status status, Reject reason, const std::string& message) {
+    // The request was not read whole: reply, then close without reading on.
+    send(error_response(11, false, status, reason, message));
+  }
+
+  void send(HttpResponse res) {
+    if (draining_) res.keep_alive(false);
+    auto sp = std::make_shared<HttpResponse>(std::move(res));
+    stream_.expires_after(std::chrono::milliseconds(ctx_.config.http_idle_timeout_ms));
+    http::async_write(stream_, *sp, [self = shared_from_this(), sp](beast::error_code ec, std::size_t) {
+      if (ec) return self->do_close();
+      if (!sp->keep_alive()) return self->lingering_close();
+      self->do_read();
+    });
+  }
+
+  // Half-close and drain what the client still sends (e.g. the rest of an
+  // oversized body) so it reads our reply instead of a connection reset.
+  void lingering_close() {
+    stream_.socket().shutdown(tcp::socket::shutdown_send, ignored_);
+    stream_.expires_after(std::chrono::seconds(2));
+    drain_buf_ = std::make_shared<std::array<char, 8192>>();
+    do_discard();
+  }
+
+  void do_discard() {
+    stream_.async_read_some(net::buffer(*drain_buf_), [self = shared_from_this()](beast::error_code ec, std::size_t) {
+      if (ec) return self->do_close();
+      self->do_discard();
+    });
+  }
+
+  void do_close() {
+    stream_.socket().shutdown(tcp::socket::shutdown_both, ignored_);
+    stream_.socket().close(ignored_);
+  }
+
+  beast::tcp_stream stream_;
+  beast::flat_buffer buffer_;
+  std::optional<http::request_parser<http::string_body>> parser_;
+  ServerContext& ctx_;
+  ConnectionSlot slot_;
+  bool reading_ = false;
+  bool draining_ = false;
+  std::shared_ptr<std::array<char, 8192>> drain_buf_;
+  beast::error_code ignored_;
+};
+
+}  // namespace
+
+void start_http_session(tcp::socket socket, ServerContext& ctx) {
+  metrics().http_connections_total.inc();
+  auto s = std::make_shared<HttpSession>(std::move(socket), ctx);
+  ctx.track(s);
+  s->start();
+}
+
+}  // namespace logsift

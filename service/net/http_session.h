@@ -1,0 +1,16 @@
+// One HTTP/1.1 connection: read a request (bounded header, body and time),
+// hand it to the routes, write the reply, repeat while keep-alive. All of it
+// runs on the connection's strand.
+#pragma once
+
+#include <memory>
+
+#include <boost/asio/ip/tcp.hpp>
+
+#include "service/net/server_context.h"
+
+namespace logsift {
+
+void start_http_session(boost::asio::ip::tcp::socket socket, ServerContext& ctx);
+
+}  // namespace logsift

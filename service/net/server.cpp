@@ -1,0 +1,119 @@
+#include "service/net/server.h"
+
+#include <csignal>
+#include <cstdio>
+#include <thread>
+
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/strand.hpp>
+#include <spdlog/spdlog.h>
+
+#include "pipeline/store/catalog.h"
+#include "pipeline/core/metrics.h"
+#include "pipeline/pipeline.h"
+#include "service/alerts/alert_router.h"
+#include "service/alerts/alert_store.h"
+#include "service/alerts/delivery.h"
+#include "service/net/http_session.h"
+#include "service/net/listener.h"
+#include "service/net/server_context.h"
+#include "service/net/tcp_session.h"
+
+namespace logsift {
+
+namespace net = boost::asio;
+
+int run_server(const Config& config) {
+  ServerContext ctx;
+  ctx.config = config;
+  // Declaration order is destruction order in reverse. The io_context comes
+  // first so it outlives everything that owns an I/O object bound to it (the
+  // delivery worker's timer and strand, held by the router; sessions held by
+  // queued handlers, which it destroys last). The pipeline (whose aggregator
+  // calls the router) goes before the router and the stores.
+  net::io_context ioc(config.io_threads);
+  std::unique_ptr<Catalog> catalog;
+  std::unique_ptr<AlertStore> alert_store;
+  std::unique_ptr<AlertRouter> router;
+  std::unique_ptr<Pipeline> pipeline;
+  try {
+    catalog = std::make_unique<Catalog>(config.data_dir, config.catalog_examples);
+    alert_store = std::make_unique<AlertStore>(config.data_dir);
+    router = std::make_unique<AlertRouter>(*alert_store, config);
+    pipeline = std::make_unique<Pipeline>(config, catalog.get(), [r = router.get()](auto&& events) {
+      r->on_alerts(std::move(events));
+    });
+  } catch (const std::exception& e) {
+    spdlog::critical("startup failed: {}", e.what());
+    return 1;
+  }
+  ctx.catalog = catalog.get();
+  ctx.pipeline = pipeline.get();
+  ctx.alert_store = alert_store.get();
+  ctx.alert_router = router.get();
+
+  // Pending alerts left by an earlier run (even a kill -9) go out now.
+  auto delivery = std::make_shared<DeliveryWorker>(ioc, *alert_store, config);
+  router->attach(pipeline.get(), delivery);
+  delivery->start();
+  std::shared_ptr<Listener> http_listener, tcp_listener;
+  try {
+    http_listener = std::make_shared<Listener>(
+        ioc, ctx, config.http_host, config.http_port, &start_http_session,
+        "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: 34\r\n"
+        "Connection: close\r\n\r\n{\"error\":\"too many connections\"}\r\n");
+    tcp_listener = std::make_shared<Listener>(ioc, ctx, config.tcp_host, config.tcp_port, &start_tcp_session,
+                                              "{\"error\":\"too many connections\"}\n");
+  } catch (const std::exception& e) {
+    spdlog::critical("cannot listen: {}", e.what());
+    pipeline->stop();
+    return 1;
+  }
+  http_listener->run();
+  tcp_listener->run();
+  ctx.ready = true;
+
+  std::atomic<bool> stop_requested{false};
+  net::signal_set signals(ioc, SIGINT, SIGTERM);
+  signals.async_wait([&](const boost::system::error_code& ec, int sig) {
+    if (ec) return;
+    spdlog::info("signal {}: draining", sig);
+    stop_requested = true;
+  });
+
+  // Keeps the io threads alive while sessions only wait on pipeline callbacks.
+  auto work = net::make_work_guard(ioc);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < config.io_threads; ++i) threads.emplace_back([&ioc] { ioc.run(); });
+  // Printed whatever the log level: with port 0 it is how callers learn the ports.
+  std::fprintf(stderr, "logsift: listening http=%s tcp=%s data_dir=%s\n", endpoint_text(http_listener->local()).c_str(),
+               endpoint_text(tcp_listener->local()).c_str(), config.data_dir.c_str());
+  std::fflush(stderr);
+
+  while (!stop_requested) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+
+  // 1. Stop accepting. 2. Let every connection finish what it accepted.
+  ctx.draining = true;
+  http_listener->close();
+  tcp_listener->close();
+  ctx.drain_all();
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(config.shutdown_grace_ms);
+  while (ctx.connections.load() > 0 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  if (ctx.connections.load() > 0)
+    spdlog::warn("shutdown grace over with {} connections open", ctx.connections.load());
+  // 3. Drain the pipeline (all accepted batches reach the catalog), 4. flush.
+  pipeline->stop();
+  // Undelivered alerts stay in the outbox (durable) for the next start.
+  delivery->stop();
+  work.reset();
+  ioc.stop();
+  for (auto& t : threads) t.join();
+  catalog->checkpoint();
+  spdlog::info("stopped: {} lines clustered", metrics().lines_clustered.get());
+  return 0;
+}
+
+}  // namespace logsift

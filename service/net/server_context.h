@@ -1,0 +1,72 @@
+// What every connection needs: config, pipeline, catalog, the live-session
+// registry (for draining at shutdown) and the connection limit.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include "config/config.h"
+#include "pipeline/pipeline.h"
+#include "pipeline/core/record.h"
+
+namespace logsift {
+
+class Catalog;
+class AlertRouter;
+class AlertStore;
+
+// A connection that can be asked to finish its accepted work and close.
+class Session {
+ public:
+  virtual ~Session() = default;
+  virtual void begin_drain() = 0;
+};
+
+struct ServerContext {
+  Config config;
+  Pipeline* pipeline = nullptr;
+  Catalog* catalog = nullptr;
+  AlertRouter* alert_router = nullptr;
+  AlertStore* alert_store = nullptr;
+  std::atomic<bool> ready{false};
+  std::atomic<bool> draining{false};
+  std::atomic<int> connections{0};
+
+  // Registers a live session; sessions are drained on shutdown.
+  void track(const std::shared_ptr<Session>& s);
+  void drain_all();
+
+ private:
+  std::mutex mu_;
+  std::vector<std::weak_ptr<Session>> sessions_;
+};
+
+// RAII connection slot: counted while a session lives.
+class ConnectionSlot {
+ public:
+  explicit ConnectionSlot(ServerContext& ctx);
+  ~ConnectionSlot();
+  ConnectionSlot(const ConnectionSlot&) = delete;
+  ConnectionSlot& operator=(const ConnectionSlot&) = delete;
+
+ private:
+  ServerContext& ctx_;
+};
+
+// Submits `batch` without blocking the io thread: when the pipeline's first
+// mailbox is full, retries on a timer with backoff (the caller keeps its
+// socket paused meanwhile: that is the backpressure). After `give_up` the
+// batch is handed to on_overload instead (HTTP answers 503; TCP never gives up).
+template <typename Executor>
+void submit_with_backoff(Executor ex, Pipeline* pipeline, std::unique_ptr<Batch> batch,
+                         std::chrono::milliseconds give_up,
+                         std::function<void(std::unique_ptr<Batch>)> on_overload);
+
+}  // namespace logsift
+
+#include "service/net/submit_impl.h"

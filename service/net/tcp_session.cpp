@@ -1,0 +1,199 @@
+#include "service/net/tcp_session.h"
+
+#include <deque>
+
+#include <boost/asio/dispatch.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/beast/core.hpp>
+#include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
+
+#include "pipeline/store/catalog.h"
+#include "pipeline/core/envelope.h"
+#include "pipeline/core/metrics.h"
+
+namespace logsift {
+namespace {
+
+namespace beast = boost::beast;
+namespace net = boost::asio;
+using tcp = net::ip::tcp;
+using json = nlohmann::json;
+
+class TcpSession : public Session, public std::enable_shared_from_this<TcpSession> {
+ public:
+  TcpSession(tcp::socket&& socket, ServerContext& ctx)
+      : stream_(std::move(socket)), ctx_(ctx), slot_(ctx), readbuf_(64 * 1024) {}
+
+  void start() {
+    net::dispatch(stream_.get_executor(), beast::bind_front_handler(&TcpSession::do_read, shared_from_this()));
+  }
+
+  void begin_drain() override {
+    net::post(stream_.get_executor(), [self = shared_from_this()] {
+      // Stop reading (pending read completes with EOF); accepted lines finish.
+      self->read_done_ = true;
+      if (self->reading_) self->stream_.socket().shutdown(tcp::socket::shutdown_receive, self->ignored_);
+      self->maybe_finish();
+    });
+  }
+
+ private:
+  struct Slot {
+    std::unique_ptr<Batch> done;  // null while in the pipeline
+  };
+
+  void do_read() {
+    if (read_done_ || reading_) return;
+    if (static_cast<int>(pending_.size()) >= ctx_.config.tcp_max_inflight_batches) return;  // paused
+    reading_ = true;
+    stream_.expires_after(std::chrono::milliseconds(ctx_.config.tcp_idle_timeout_ms));
+    stream_.async_read_some(net::buffer(readbuf_), beast::bind_front_handler(&TcpSession::on_read, shared_from_this()));
+  }
+
+  void on_read(beast::error_code ec, std::size_t n) {
+    reading_ = false;
+    if (ec) {
+      read_done_ = true;
+      if (ec == beast::error::timeout) spdlog::debug("tcp: idle timeout");
+      // A partial last line without '\n' at EOF is still a line.
+      if ((ec == net::error::eof || ec == beast::error::timeout) && !partial_.empty() && !discarding_) {
+        auto batch = std::make_unique<Batch>();
+        add_line(*batch, partial_);
+        partial_.clear();
+        submit(std::move(batch));
+      }
+      return maybe_finish();
+    }
+    auto batch = std::make_unique<Batch>();
+    std::string_view chunk(readbuf_.data(), n);
+    const size_t limit = static_cast<size_t>(ctx_.config.max_line_bytes);
+    while (!chunk.empty()) {
+      auto nl = chunk.find('\n');
+      std::string_view piece = chunk.substr(0, nl);
+      chunk.remove_prefix(nl == std::string_view::npos ? chunk.size() : nl + 1);
+      bool complete = nl != std::string_view::npos;
+      if (discarding_) {  // the rest of an over-long line: dropped, already answered
+        if (complete) discarding_ = false;
+        continue;
+      }
+      if (partial_.size() + piece.size() > limit + 1) {  // +1: a '\r' before '\n' is allowed
+        Record& r = batch->records.emplace_back();
+        reject_record(r, {Reject::kLineTooLong, "line over max_line_bytes (" + std::to_string(limit) + ")"});
+        partial_.clear();
+        discarding_ = !complete;
+        continue;
+      }
+      if (!complete) {
+        partial_.append(piece);
+        break;
+      }
+      if (partial_.empty()) {
+        add_line(*batch, piece);
+      } else {
+        partial_.append(piece);
+        add_line(*batch, partial_);
+        partial_.clear();
+      }
+    }
+    if (!batch->records.empty()) submit(std::move(batch));
+    do_read();
+  }
+
+  void add_line(Batch& batch, std::string_view line) {
+    metrics().tcp_lines.inc();
+    Record& r = batch.records.emplace_back();
+    r.received_ms = now_ms();
+    if (auto e = record_from_line(line, ctx_.config, &r)) reject_record(r, *e);
+  }
+
+  void submit(std::unique_ptr<Batch> batch) {
+    pending_.emplace_back();
+    Slot* slot = &pending_.back();  // deque: stable address while it exists
+    auto self = shared_from_this();
+    batch->on_done = [self, slot](std::unique_ptr<Batch> b) {
+      net::post(self->stream_.get_executor(), [self, slot, b = std::move(b)]() mutable {
+        slot->done = std::move(b);
+        self->flush_done();
+      });
+    };
+    if (batch->live() == 0) {  // only rejections: no need to visit the pipeline
+      slot->done = std::move(batch);
+      flush_done();
+      return;
+    }
+    submit_with_backoff(stream_.get_executor(), ctx_.pipeline, std::move(batch), std::chrono::hours(24 * 365),
+                        [](std::unique_ptr<Batch>) {});
+  }
+
+  // Pops finished batches from the front (input order) into the write queue.
+  void flush_done() {
+    while (!pending_.empty() && pending_.front().done) {
+      auto b = std::move(pending_.front().done);
+      pending_.pop_front();
+      if (ctx_.config.tcp_replies || b->aborted) {
+        std::string out;
+        for (const auto& r : b->records) {
+          json j = b->aborted ? json{{"error", "shutting down"}} : record_result_json(r);
+          out += j.dump(-1, ' ', false, json::error_handler_t::replace);
+          out += '\n';
+        }
+        write_queue_.push_back(std::move(out));
+      }
+    }
+    do_write();
+    do_read();  // may resume a paused connection
+    maybe_finish();
+  }
+
+  void do_write() {
+    if (writing_ || write_queue_.empty() || closed_) return;
+    writing_ = true;
+    stream_.expires_after(std::chrono::milliseconds(ctx_.config.tcp_idle_timeout_ms));
+    net::async_write(stream_, net::buffer(write_queue_.front()),
+                     [self = shared_from_this()](beast::error_code ec, std::size_t) {
+                       self->writing_ = false;
+                       self->write_queue_.pop_front();
+                       if (ec) {  // client went away: drop replies, keep processing accepted lines
+                         self->closed_ = true;
+                         self->write_queue_.clear();
+                       }
+                       self->do_write();
+                       self->maybe_finish();
+                     });
+  }
+
+  void maybe_finish() {
+    if (!read_done_ || !pending_.empty() || writing_ || !write_queue_.empty() || reading_) return;
+    if (closed_) return;
+    closed_ = true;
+    stream_.socket().shutdown(tcp::socket::shutdown_both, ignored_);
+    stream_.socket().close(ignored_);
+  }
+
+  beast::tcp_stream stream_;
+  ServerContext& ctx_;
+  ConnectionSlot slot_;
+  std::vector<char> readbuf_;
+  std::string partial_;
+  bool discarding_ = false;
+  bool reading_ = false;
+  bool read_done_ = false;
+  bool writing_ = false;
+  bool closed_ = false;
+  std::deque<Slot> pending_;
+  std::deque<std::string> write_queue_;
+  beast::error_code ignored_;
+};
+
+}  // namespace
+
+void start_tcp_session(tcp::socket socket, ServerContext& ctx) {
+  metrics().tcp_connections_total.inc();
+  auto s = std::make_shared<TcpSession>(std::move(socket), ctx);
+  ctx.track(s);
+  s->start();
+}
+
+}  // namespace logsift

@@ -1,0 +1,308 @@
+#include "pipeline/eval/eval.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace logsift::eval {
+namespace {
+
+// --- collapse_wildcards ---
+
+TEST(CollapseWildcards, CollapsesAdjacentAndWhitespaceSeparatedRuns) {
+    EXPECT_EQ(collapse_wildcards("<*> <*>"), "<*>");
+    EXPECT_EQ(collapse_wildcards("<*><*>"), "<*>");
+    EXPECT_EQ(collapse_wildcards("<*> <*><*>  <*>\t<*>"), "<*>");
+    EXPECT_EQ(collapse_wildcards("user <*> <*> logged in"), "user <*> logged in");
+    EXPECT_EQ(collapse_wildcards("a<*> <*>b"), "a<*>b");
+}
+
+TEST(CollapseWildcards, LeavesOtherTextAlone) {
+    EXPECT_EQ(collapse_wildcards(""), "");
+    EXPECT_EQ(collapse_wildcards("no wildcards  here "), "no wildcards  here ");
+    EXPECT_EQ(collapse_wildcards("<*>"), "<*>");
+    EXPECT_EQ(collapse_wildcards("<*>.<*>"), "<*>.<*>");      // punctuation separates
+    EXPECT_EQ(collapse_wildcards("<*>:<*>"), "<*>:<*>");
+    EXPECT_EQ(collapse_wildcards("<*> x <*>"), "<*> x <*>");  // a word separates
+    EXPECT_EQ(collapse_wildcards("a <*>  b"), "a <*>  b");    // whitespace kept if no wildcard follows
+    EXPECT_EQ(collapse_wildcards("end <*> "), "end <*> ");
+    EXPECT_EQ(collapse_wildcards("<<*>>"), "<<*>>");
+    EXPECT_EQ(collapse_wildcards("<* <*"), "<* <*");
+}
+
+TEST(CollapseWildcards, MixedRuns) {
+    EXPECT_EQ(collapse_wildcards("<*> <*>:<*> <*> done"), "<*>:<*> done");
+    EXPECT_EQ(collapse_wildcards("<*>.<*> <*>"), "<*>.<*>");
+}
+
+// --- grouping_accuracy ---
+
+using Ids = std::vector<uint64_t>;
+using Strs = std::vector<std::string>;
+
+TEST(GroupingAccuracy, PerfectClusteringIsOneWhateverTheIds) {
+    const Strs truth{"A", "A", "B", "C", "C", "C"};
+    EXPECT_DOUBLE_EQ(grouping_accuracy(truth, Ids{7, 7, 3, 9, 9, 9}), 1.0);
+    EXPECT_DOUBLE_EQ(
+        grouping_accuracy(truth, Ids{0, 0, std::numeric_limits<uint64_t>::max(), 1, 1, 1}), 1.0);
+}
+
+TEST(GroupingAccuracy, MergingTwoGroupsMakesBothWrong) {
+    // Cluster 1 = {A, A, B}: neither A's lines nor B's line are exact.
+    EXPECT_DOUBLE_EQ(grouping_accuracy(Strs{"A", "A", "B", "C", "C", "C"}, Ids{1, 1, 1, 2, 2, 2}),
+                     3.0 / 6.0);
+}
+
+TEST(GroupingAccuracy, SplittingAGroupMakesAllItsLinesWrong) {
+    // A is split {0,1} + {2}: all three A lines are wrong, including the
+    // "majority" part; B stays right.
+    EXPECT_DOUBLE_EQ(grouping_accuracy(Strs{"A", "A", "A", "B", "B"}, Ids{1, 1, 2, 3, 3}), 2.0 / 5.0);
+}
+
+TEST(GroupingAccuracy, Singletons) {
+    const Strs truth{"A", "B", "B", "C"};  // A and C are singleton groups
+    EXPECT_DOUBLE_EQ(grouping_accuracy(truth, Ids{1, 2, 2, 3}), 1.0);
+    // Every line alone: singletons are right, B's two lines are wrong.
+    EXPECT_DOUBLE_EQ(grouping_accuracy(truth, Ids{1, 2, 3, 4}), 2.0 / 4.0);
+    // A singleton group put in a bigger cluster is wrong, and so is that cluster.
+    EXPECT_DOUBLE_EQ(grouping_accuracy(truth, Ids{2, 2, 2, 3}), 1.0 / 4.0);
+}
+
+TEST(GroupingAccuracy, OneBigCluster) {
+    EXPECT_DOUBLE_EQ(grouping_accuracy(Strs{"A", "A", "A"}, Ids{5, 5, 5}), 1.0);
+    EXPECT_DOUBLE_EQ(grouping_accuracy(Strs{"A", "A", "B"}, Ids{5, 5, 5}), 0.0);
+}
+
+TEST(GroupingAccuracy, NonContiguousLinesAndMixedErrors) {
+    // Groups interleave; cluster 1 == A exactly, B is split, C merged with D.
+    const Strs truth{"A", "B", "A", "C", "B", "D", "A"};
+    const Ids pred{1, 2, 1, 4, 3, 4, 1};
+    EXPECT_DOUBLE_EQ(grouping_accuracy(truth, pred), 3.0 / 7.0);
+}
+
+TEST(GroupingAccuracy, EmptyAndMismatchedInput) {
+    EXPECT_DOUBLE_EQ(grouping_accuracy(Strs{}, Ids{}), 0.0);
+    EXPECT_THROW(grouping_accuracy(Strs{"A", "B"}, Ids{1}), std::invalid_argument);
+}
+
+// --- parsing_accuracy ---
+
+TEST(ParsingAccuracy, ExactTemplates) {
+    const Strs truth{"open <*>", "open <*>", "close"};
+    EXPECT_DOUBLE_EQ(parsing_accuracy(truth, Strs{"open <*>", "open <*>", "close"}), 1.0);
+    EXPECT_DOUBLE_EQ(parsing_accuracy(truth, Strs{"open <*>", "open file", "close <*>"}), 1.0 / 3.0);
+}
+
+TEST(ParsingAccuracy, CollapsesConsecutiveWildcardsOnBothSides) {
+    EXPECT_DOUBLE_EQ(parsing_accuracy(Strs{"user <*> from <*>"}, Strs{"user <*> <*> from <*>"}), 1.0);
+    EXPECT_DOUBLE_EQ(parsing_accuracy(Strs{"a <*><*> b"}, Strs{"a <*> b"}), 1.0);
+    EXPECT_DOUBLE_EQ(parsing_accuracy(Strs{"a <*> <*> b"}, Strs{"a <*><*> b"}), 1.0);
+    // Not consecutive: a separator between the wildcards matters.
+    EXPECT_DOUBLE_EQ(parsing_accuracy(Strs{"<*>:<*>"}, Strs{"<*>"}), 0.0);
+}
+
+TEST(ParsingAccuracy, WhitespaceDifferencesAreWrong) {
+    // Only whitespace between wildcards is normalised; elsewhere the comparison is exact.
+    EXPECT_DOUBLE_EQ(parsing_accuracy(Strs{"state = <*>"}, Strs{"state =  <*>"}), 0.0);
+    EXPECT_DOUBLE_EQ(parsing_accuracy(Strs{"done"}, Strs{"done "}), 0.0);
+    EXPECT_DOUBLE_EQ(parsing_accuracy(Strs{"a b"}, Strs{"a\tb"}), 0.0);
+    EXPECT_DOUBLE_EQ(parsing_accuracy(Strs{"Done"}, Strs{"done"}), 0.0);
+}
+
+TEST(ParsingAccuracy, IndependentOfGrouping) {
+    // Right templates but every line in its own cluster: PA 1, GA 0.
+    const Strs truth{"x <*>", "x <*>"};
+    EXPECT_DOUBLE_EQ(parsing_accuracy(truth, Strs{"x <*>", "x <*>"}), 1.0);
+    EXPECT_DOUBLE_EQ(grouping_accuracy(truth, Ids{1, 2}), 0.0);
+}
+
+TEST(ParsingAccuracy, EmptyAndMismatchedInput) {
+    EXPECT_DOUBLE_EQ(parsing_accuracy(Strs{}, Strs{}), 0.0);
+    EXPECT_THROW(parsing_accuracy(Strs{"a"}, Strs{}), std::invalid_argument);
+}
+
+// --- evaluate_dir / reports ---
+
+// Groups lines by exact Content; the "template" is the line itself.
+std::vector<Prediction> cluster_by_content(const std::vector<std::string>& lines) {
+    std::unordered_map<std::string, uint64_t> ids;
+    std::vector<Prediction> out;
+    for (const auto& line : lines) {
+        const uint64_t id = ids.try_emplace(line, ids.size()).first->second;
+        out.push_back({id, line, id + 1000});  // template ids: the same partition, other values
+    }
+    return out;
+}
+
+class EvalDirTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        dir_ = std::filesystem::temp_directory_path() /
+               ("logsift_eval_test_" + std::to_string(::getpid()) + "_" +
+                ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        std::filesystem::create_directories(dir_ / "tiny");
+    }
+    void TearDown() override { std::filesystem::remove_all(dir_); }
+
+    void write(const std::string& rel, const std::string& text) {
+        std::ofstream(dir_ / rel, std::ios::binary) << text;
+    }
+
+    // Two sets; "tiny" is listed first but "alpha" must come first in the report.
+    void write_fixture() {
+        write("datasets.json", R"({
+  "tiny":  {"log": "tiny/tiny.log", "truth": "tiny/tiny_structured.csv", "format": "<Content>"},
+  "alpha": {"truth": "alpha.csv"}
+})");
+        // By-content clusters: {1,3} {2} {4,5} {6,7} {8}.
+        // Truth groups:        {1,2,3} {4,5} {6,7} {8}.
+        // GA: 1-3 wrong (group split), 4-8 right -> 5/8.
+        // PA (template = content): 4-7 right; 1-3 and 8 have wildcards -> 4/8.
+        write("tiny/tiny_structured.csv",
+              "LineId,Content,EventId,EventTemplate\n"
+              "1,open file a,E1,open file <*>\n"
+              "2,open file b,E1,open file <*>\n"
+              "3,open file a,E1,open file <*>\n"
+              "4,\"close, done\",E2,\"close, done\"\n"
+              "5,\"close, done\",E2,\"close, done\"\n"
+              "6,ready,E3,ready\n"
+              "7,ready,E3,ready\n"
+              "8,\"say \"\"hi\"\", ok\",E4,\"say \"\"<*>\"\", ok\"\n");
+        // Perfect on both metrics.
+        write("alpha.csv", "Content,EventTemplate\r\nping,ping\r\nping,ping\r\n");
+    }
+
+    std::filesystem::path dir_;
+};
+
+TEST_F(EvalDirTest, ScoresEachSetSortedByName) {
+    write_fixture();
+    const EvalReport r = evaluate_dir(dir_.string(), cluster_by_content);
+    ASSERT_EQ(r.datasets.size(), 2u);
+    EXPECT_EQ(r.datasets[0].name, "alpha");
+    EXPECT_EQ(r.datasets[0].lines, 2u);
+    EXPECT_DOUBLE_EQ(r.datasets[0].ga, 1.0);
+    EXPECT_DOUBLE_EQ(r.datasets[0].pa, 1.0);
+    EXPECT_EQ(r.datasets[1].name, "tiny");
+    EXPECT_EQ(r.datasets[1].lines, 8u);
+    EXPECT_DOUBLE_EQ(r.datasets[1].ga, 5.0 / 8.0);
+    EXPECT_DOUBLE_EQ(r.datasets[1].pa, 4.0 / 8.0);
+    // Unweighted mean over sets.
+    EXPECT_DOUBLE_EQ(r.avg_ga, (1.0 + 0.625) / 2);
+    EXPECT_DOUBLE_EQ(r.avg_pa, (1.0 + 0.5) / 2);
+}
+
+TEST_F(EvalDirTest, PassesContentColumnInOrder) {
+    write_fixture();
+    std::vector<std::vector<std::string>> seen;
+    evaluate_dir(dir_.string(), [&](const std::vector<std::string>& lines) {
+        seen.push_back(lines);
+        return cluster_by_content(lines);
+    });
+    ASSERT_EQ(seen.size(), 2u);
+    EXPECT_EQ(seen[0], (std::vector<std::string>{"ping", "ping"}));
+    ASSERT_EQ(seen[1].size(), 8u);
+    EXPECT_EQ(seen[1][3], "close, done");
+    EXPECT_EQ(seen[1][7], "say \"hi\", ok");
+}
+
+TEST_F(EvalDirTest, JsonAndTable) {
+    write_fixture();
+    const EvalReport r = evaluate_dir(dir_.string(), cluster_by_content);
+
+    const nlohmann::json j = to_json(r);
+    EXPECT_DOUBLE_EQ(j.at("datasets").at("tiny").at("ga").get<double>(), 0.625);
+    EXPECT_DOUBLE_EQ(j.at("datasets").at("tiny").at("pa").get<double>(), 0.5);
+    EXPECT_EQ(j.at("datasets").at("tiny").at("lines").get<size_t>(), 8u);
+    EXPECT_DOUBLE_EQ(j.at("datasets").at("alpha").at("ga").get<double>(), 1.0);
+    EXPECT_DOUBLE_EQ(j.at("avg_ga").get<double>(), 0.8125);
+    EXPECT_DOUBLE_EQ(j.at("avg_pa").get<double>(), 0.75);
+    EXPECT_DOUBLE_EQ(j.at("avg_ga_template").get<double>(), 0.8125);
+    EXPECT_DOUBLE_EQ(j.at("datasets").at("alpha").at("ga_template").get<double>(), 1.0);
+    EXPECT_EQ(j.size(), 4u);
+
+    const std::string table = format_table(r);
+    EXPECT_NE(table.find("tiny"), std::string::npos);
+    EXPECT_NE(table.find("0.6250"), std::string::npos);
+    EXPECT_NE(table.find("0.5000"), std::string::npos);
+    EXPECT_NE(table.find("0.8125"), std::string::npos);
+    EXPECT_NE(table.find("0.7500"), std::string::npos);
+    std::istringstream in(table);
+    std::string line;
+    std::vector<std::string> lines;
+    while (std::getline(in, line)) lines.push_back(line);
+    ASSERT_EQ(lines.size(), 6u);  // header, rule, 2 sets, rule, average
+    EXPECT_EQ(lines[0].rfind("Dataset", 0), 0u);
+    EXPECT_EQ(lines[2].rfind("alpha", 0), 0u);
+    EXPECT_EQ(lines[5].rfind("Average", 0), 0u);
+    for (const auto& l : lines) EXPECT_EQ(l.size(), lines[0].size()) << "misaligned: " << l;
+}
+
+TEST(EvalJson, EmptyReportHasObjectForDatasets) {
+    const nlohmann::json j = to_json(EvalReport{});
+    EXPECT_TRUE(j.at("datasets").is_object());
+}
+
+// Expects evaluate_dir to throw std::runtime_error whose message contains `needle`.
+void expect_error_naming(const std::string& dir, const std::string& needle, const ClusterFn& fn) {
+    try {
+        evaluate_dir(dir, fn);
+        FAIL() << "expected an exception mentioning " << needle;
+    } catch (const std::runtime_error& e) {
+        EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
+}
+
+TEST_F(EvalDirTest, MissingIndexNamesFile) {
+    expect_error_naming(dir_.string(), "datasets.json", cluster_by_content);
+}
+
+TEST_F(EvalDirTest, InvalidIndexNamesFile) {
+    write("datasets.json", "{ not json");
+    expect_error_naming(dir_.string(), "datasets.json", cluster_by_content);
+    write("datasets.json", "[]");
+    expect_error_naming(dir_.string(), "datasets.json", cluster_by_content);
+    write("datasets.json", R"({"x": {"log": "x.log"}})");
+    expect_error_naming(dir_.string(), "truth", cluster_by_content);
+}
+
+TEST_F(EvalDirTest, MissingCsvOrColumnNamesFile) {
+    write("datasets.json", R"({"x": {"truth": "missing.csv"}})");
+    expect_error_naming(dir_.string(), "missing.csv", cluster_by_content);
+    write("datasets.json", R"({"x": {"truth": "x.csv"}})");
+    write("x.csv", "Content,EventId\na,E1\n");
+    expect_error_naming(dir_.string(), "EventTemplate", cluster_by_content);
+    write("x.csv", "Content,EventTemplate\n");
+    expect_error_naming(dir_.string(), "x.csv", cluster_by_content);
+}
+
+TEST_F(EvalDirTest, WrongPredictionCountNamesFile) {
+    write_fixture();
+    expect_error_naming(dir_.string(), "alpha.csv",
+                        [](const std::vector<std::string>&) { return std::vector<Prediction>{}; });
+}
+
+TEST(EvalRealData, LoghubDirRunsEndToEnd) {
+    const std::string dir = LOGSIFT_SOURCE_DIR "/../shared/data/loghub-2k";
+    if (!std::filesystem::exists(dir + "/datasets.json")) GTEST_SKIP() << "no loghub data at " << dir;
+    const EvalReport r = evaluate_dir(dir, cluster_by_content);
+    ASSERT_EQ(r.datasets.size(), 9u);
+    EXPECT_EQ(r.datasets.front().name, "Android");
+    for (const auto& d : r.datasets) {
+        EXPECT_EQ(d.lines, 2000u) << d.name;
+        EXPECT_GE(d.ga, 0.0);
+        EXPECT_LE(d.ga, 1.0);
+    }
+}
+
+}  // namespace
+}  // namespace logsift::eval

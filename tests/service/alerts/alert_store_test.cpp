@@ -1,0 +1,94 @@
+// The outbox and subscriptions against a real SQLite file; the backoff curve.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <random>
+
+#include <unistd.h>
+
+#include "service/alerts/alert_store.h"
+#include "service/alerts/delivery.h"
+
+namespace logsift {
+namespace {
+
+class AlertStoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("logsift_alerts_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  static OutboxRow row(const std::string& id, int64_t t) {
+    OutboxRow r;
+    r.id = id;
+    r.subscription_id = "sub_1";
+    r.created_ms = t;
+    r.payload = R"({"id":")" + id + R"("})";
+    return r;
+  }
+  std::filesystem::path dir_;
+};
+
+TEST_F(AlertStoreTest, OutboxLifecycleSurvivesReopen) {
+  {
+    AlertStore s(dir_.string());
+    Subscription sub;
+    sub.id = "sub_1";
+    sub.url = "http://127.0.0.1:1/x";
+    sub.secret = "k";
+    sub.created_ms = 1;
+    s.add_subscription(sub);
+    s.enqueue({row("a", 100), row("b", 200), row("c", 300)});
+    EXPECT_EQ(s.count("pending"), 3);
+    // Due rows, oldest first, skipping ones in flight.
+    auto due = s.due(250, 10, {"a"});
+    ASSERT_EQ(due.size(), 1u);
+    EXPECT_EQ(due[0].id, "b");
+    s.mark_delivered("a", 1, 200, 400);
+    s.schedule_retry("b", 1, 503, "HTTP 503", 5000, 400);
+    s.mark_failed("c", 1, 400, "HTTP 400", 400);
+    EXPECT_EQ(s.next_due(), 5000);
+  }
+  AlertStore s(dir_.string());  // like a restart
+  EXPECT_EQ(s.count("delivered"), 1);
+  EXPECT_EQ(s.count("pending"), 1);
+  EXPECT_EQ(s.count("failed"), 1);
+  EXPECT_TRUE(s.due(4999, 10, {}).empty());
+  EXPECT_EQ(s.due(5000, 10, {}).size(), 1u);
+  auto c = s.get("c");
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->last_status, 400);
+  EXPECT_EQ(c->attempts, 1);
+  // Only failed alerts can be retried; the retry resets attempts.
+  EXPECT_FALSE(s.retry("a", 600));
+  EXPECT_TRUE(s.retry("c", 600));
+  EXPECT_EQ(s.get("c")->status, "pending");
+  EXPECT_EQ(s.get("c")->attempts, 0);
+  EXPECT_EQ(s.list("", 10, 0).size(), 3u);
+  EXPECT_EQ(s.list("", 10, 0)[0].id, "c");  // newest first
+  // Deleting a subscription drops its pending rows.
+  EXPECT_TRUE(s.delete_subscription("sub_1"));
+  EXPECT_EQ(s.count("pending"), 0);
+  EXPECT_FALSE(s.delete_subscription("sub_1"));
+}
+
+TEST(DeliveryBackoff, FirstRetryWithinFirstAndCapped) {
+  std::mt19937_64 rng(1);
+  for (int i = 0; i < 1000; ++i) {
+    int64_t first = DeliveryWorker::backoff_ms(1, 1000, 30000, rng);
+    EXPECT_GE(first, 500);
+    EXPECT_LE(first, 1000);
+    int64_t later = DeliveryWorker::backoff_ms(4, 1000, 30000, rng);
+    EXPECT_GE(later, 4000);
+    EXPECT_LE(later, 8000);
+    int64_t capped = DeliveryWorker::backoff_ms(40, 1000, 30000, rng);
+    EXPECT_GE(capped, 15000);
+    EXPECT_LE(capped, 30000);
+  }
+}
+
+}  // namespace
+}  // namespace logsift
