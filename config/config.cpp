@@ -302,18 +302,6 @@ void Config::validate() const {
   }
 }
 
-std::optional<int64_t> parse_duration_ms(std::string_view text) {
-  static const RE2 re("([0-9]+)(ms|s|m|h|d)?");
-  std::string num, unit;
-  if (!RE2::FullMatch(re2::StringPiece(text.data(), text.size()), re, &num, &unit)) return std::nullopt;
-  if (num.size() > 12) return std::nullopt;
-  int64_t n = std::stoll(num);
-  if (unit.empty() || unit == "ms") return n;
-  if (unit == "s") return n * 1000;
-  if (unit == "m") return n * 60000;
-  if (unit == "h") return n * 3600000;
-  return n * 86400000;
-}
 
 std::vector<int64_t> Config::series_windows_ms() const {
   std::vector<int64_t> out;

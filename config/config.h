@@ -11,6 +11,8 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "pipeline/core/time.h"  // parse_duration_ms
+
 namespace logsift {
 
 struct PremaskPattern {
@@ -115,8 +117,6 @@ struct ConfigError : std::runtime_error {
   std::string key;
 };
 
-// "30s", "5m", "1h", "250ms" or a plain number of ms -> ms; nullopt if malformed.
-std::optional<int64_t> parse_duration_ms(std::string_view text);
 
 // "http-port" / "http_port" / "HTTP_PORT" -> "http_port"
 std::string normalize_config_key(std::string name);

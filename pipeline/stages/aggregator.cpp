@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "lsh/lsh.h"
-#include "pipeline/store/catalog.h"  // format_time_ms
+#include "pipeline/core/time.h"
 
 namespace logsift::alerts {
 namespace {

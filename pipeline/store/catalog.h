@@ -14,10 +14,14 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "pipeline/core/record.h"
-
-struct sqlite3;
+#include "pipeline/core/time.h"
 
 namespace logsift {
+
+namespace sqlite {
+class Db;
+class Stmt;
+}  // namespace sqlite
 
 struct ClusterUpdate {
   uint64_t cluster_id = 0;
@@ -51,12 +55,10 @@ class Catalog {
  private:
   std::string path_;
   int max_examples_;
-  sqlite3* writer_ = nullptr;
-  sqlite3* reader_ = nullptr;
+  std::unique_ptr<sqlite::Db> writer_, reader_;
+  std::unique_ptr<sqlite::Stmt> upsert_, example_;  // prepared once, reused by apply()
   std::mutex reader_mu_;
 };
 
-std::string format_time_ms(int64_t ms);  // ISO 8601 UTC with milliseconds
-int64_t now_ms();
 
 }  // namespace logsift

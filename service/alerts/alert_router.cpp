@@ -3,7 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "lsh/lsh.h"
-#include "pipeline/store/catalog.h"
+#include "pipeline/core/time.h"
 #include "pipeline/core/metrics.h"
 #include "pipeline/pipeline.h"
 #include "service/alerts/alert_payload.h"

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -14,9 +15,11 @@
 
 #include <nlohmann/json.hpp>
 
-struct sqlite3;
-
 namespace logsift {
+
+namespace sqlite {
+class Db;
+}
 
 struct Subscription {
   std::string id;
@@ -72,7 +75,7 @@ class AlertStore {
 
  private:
   std::mutex mu_;
-  sqlite3* db_ = nullptr;
+  std::unique_ptr<sqlite::Db> db_;
 };
 
 }  // namespace logsift

@@ -3,7 +3,7 @@
 #include <boost/asio/post.hpp>
 #include <spdlog/spdlog.h>
 
-#include "pipeline/store/catalog.h"
+#include "pipeline/core/time.h"
 #include "pipeline/core/metrics.h"
 #include "service/alerts/alert_payload.h"
 #include "service/alerts/webhook_client.h"

@@ -28,6 +28,8 @@
 #include <openssl/ssl.h>
 #include <spdlog/spdlog.h>
 
+#include "pipeline/core/time.h"
+
 namespace logsift::webhook {
 namespace {
 
@@ -93,63 +95,6 @@ bool parse_int(std::string_view s, int& out) {
   if (!is_digits(s)) return false;
   const auto r = std::from_chars(s.data(), s.data() + s.size(), out);
   return r.ec == std::errc() && r.ptr == s.data() + s.size();
-}
-
-int month_index(std::string_view name) {
-  static constexpr std::array<std::string_view, 12> kMonths = {
-      "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
-  for (size_t i = 0; i < kMonths.size(); ++i) {
-    if (name == kMonths[i]) return static_cast<int>(i) + 1;
-  }
-  return 0;
-}
-
-bool parse_clock(std::string_view s, int& h, int& m, int& sec) {
-  return s.size() == 8 && s[2] == ':' && s[5] == ':' && parse_int(s.substr(0, 2), h) &&
-         parse_int(s.substr(3, 2), m) && parse_int(s.substr(6, 2), sec) && h < 24 && m < 60 &&
-         sec <= 60;
-}
-
-// The three HTTP-date forms of RFC 9110 section 5.6.7, always GMT.
-std::optional<std::chrono::system_clock::time_point> parse_http_date(std::string_view s) {
-  std::vector<std::string_view> tok;
-  while (!(s = trim(s)).empty()) {
-    const size_t end = std::min(s.find(' '), s.size());
-    tok.push_back(s.substr(0, end));
-    s.remove_prefix(end);
-  }
-  int day = 0, month = 0, year = 0, h = 0, m = 0, sec = 0;
-  if (tok.size() == 6 && tok[0].size() == 4 && tok[0].back() == ',') {
-    // IMF-fixdate: "Sun, 06 Nov 1994 08:49:37 GMT"
-    if (tok[5] != "GMT" || tok[1].size() != 2 || tok[3].size() != 4 || !parse_int(tok[1], day) ||
-        (month = month_index(tok[2])) == 0 || !parse_int(tok[3], year) ||
-        !parse_clock(tok[4], h, m, sec)) {
-      return std::nullopt;
-    }
-  } else if (tok.size() == 4 && tok[0].size() > 1 && tok[0].back() == ',') {
-    // RFC 850: "Sunday, 06-Nov-94 08:49:37 GMT"
-    const std::string_view d = tok[1];
-    if (tok[3] != "GMT" || d.size() != 9 || d[2] != '-' || d[6] != '-' ||
-        !parse_int(d.substr(0, 2), day) || (month = month_index(d.substr(3, 3))) == 0 ||
-        !parse_int(d.substr(7, 2), year) || !parse_clock(tok[2], h, m, sec)) {
-      return std::nullopt;
-    }
-    year += year < 70 ? 2000 : 1900;
-  } else if (tok.size() == 5) {
-    // asctime: "Sun Nov  6 08:49:37 1994"
-    if ((month = month_index(tok[1])) == 0 || tok[2].size() > 2 || !parse_int(tok[2], day) ||
-        !parse_clock(tok[3], h, m, sec) || tok[4].size() != 4 || !parse_int(tok[4], year)) {
-      return std::nullopt;
-    }
-  } else {
-    return std::nullopt;
-  }
-  const std::chrono::year_month_day ymd{std::chrono::year(year),
-                                        std::chrono::month(static_cast<unsigned>(month)),
-                                        std::chrono::day(static_cast<unsigned>(day))};
-  if (!ymd.ok()) return std::nullopt;
-  return std::chrono::sys_days(ymd) + std::chrono::hours(h) + std::chrono::minutes(m) +
-         std::chrono::seconds(sec);
 }
 
 Result make_result(Outcome outcome, std::string error, int status = 0) {

@@ -1,7 +1,7 @@
 // GET /alerts (the outbox), POST /alerts/{id}/retry.
 #include "service/api/routes.h"
 
-#include "pipeline/store/catalog.h"
+#include "pipeline/core/time.h"
 #include "service/alerts/alert_router.h"
 #include "service/alerts/alert_store.h"
 

@@ -5,7 +5,7 @@
 
 #include "pipeline/core/envelope.h"
 #include "pipeline/core/metrics.h"
-#include "pipeline/store/catalog.h"
+#include "pipeline/core/time.h"
 
 namespace logsift::api {
 

@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
-#include "pipeline/store/catalog.h"
+#include "pipeline/core/time.h"
 #include "pipeline/core/envelope.h"
 #include "pipeline/core/metrics.h"
 

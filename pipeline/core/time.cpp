@@ -1,0 +1,117 @@
+#include "pipeline/core/time.h"
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <cstdio>
+#include <ctime>
+#include <vector>
+
+#include <re2/re2.h>
+
+namespace logsift {
+namespace {
+
+bool is_digits(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+bool parse_int(std::string_view s, int& out) {
+  if (!is_digits(s)) return false;
+  const auto r = std::from_chars(s.data(), s.data() + s.size(), out);
+  return r.ec == std::errc() && r.ptr == s.data() + s.size();
+}
+
+int month_index(std::string_view name) {
+  static constexpr std::array<std::string_view, 12> kMonths = {
+      "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+  for (size_t i = 0; i < kMonths.size(); ++i) {
+    if (name == kMonths[i]) return static_cast<int>(i) + 1;
+  }
+  return 0;
+}
+
+bool parse_clock(std::string_view s, int& h, int& m, int& sec) {
+  return s.size() == 8 && s[2] == ':' && s[5] == ':' && parse_int(s.substr(0, 2), h) &&
+         parse_int(s.substr(3, 2), m) && parse_int(s.substr(6, 2), sec) && h < 24 && m < 60 &&
+         sec <= 60;
+}
+
+}  // namespace
+
+std::optional<std::chrono::system_clock::time_point> parse_http_date(std::string_view s) {
+  std::vector<std::string_view> tok;
+  while (!(s = trim(s)).empty()) {
+    const size_t end = std::min(s.find(' '), s.size());
+    tok.push_back(s.substr(0, end));
+    s.remove_prefix(end);
+  }
+  int day = 0, month = 0, year = 0, h = 0, m = 0, sec = 0;
+  if (tok.size() == 6 && tok[0].size() == 4 && tok[0].back() == ',') {
+    // IMF-fixdate: "Sun, 06 Nov 1994 08:49:37 GMT"
+    if (tok[5] != "GMT" || tok[1].size() != 2 || tok[3].size() != 4 || !parse_int(tok[1], day) ||
+        (month = month_index(tok[2])) == 0 || !parse_int(tok[3], year) ||
+        !parse_clock(tok[4], h, m, sec)) {
+      return std::nullopt;
+    }
+  } else if (tok.size() == 4 && tok[0].size() > 1 && tok[0].back() == ',') {
+    // RFC 850: "Sunday, 06-Nov-94 08:49:37 GMT"
+    const std::string_view d = tok[1];
+    if (tok[3] != "GMT" || d.size() != 9 || d[2] != '-' || d[6] != '-' ||
+        !parse_int(d.substr(0, 2), day) || (month = month_index(d.substr(3, 3))) == 0 ||
+        !parse_int(d.substr(7, 2), year) || !parse_clock(tok[2], h, m, sec)) {
+      return std::nullopt;
+    }
+    year += year < 70 ? 2000 : 1900;
+  } else if (tok.size() == 5) {
+    // asctime: "Sun Nov  6 08:49:37 1994"
+    if ((month = month_index(tok[1])) == 0 || tok[2].size() > 2 || !parse_int(tok[2], day) ||
+        !parse_clock(tok[3], h, m, sec) || tok[4].size() != 4 || !parse_int(tok[4], year)) {
+      return std::nullopt;
+    }
+  } else {
+    return std::nullopt;
+  }
+  const std::chrono::year_month_day ymd{std::chrono::year(year),
+                                        std::chrono::month(static_cast<unsigned>(month)),
+                                        std::chrono::day(static_cast<unsigned>(day))};
+  if (!ymd.ok()) return std::nullopt;
+  return std::chrono::sys_days(ymd) + std::chrono::hours(h) + std::chrono::minutes(m) +
+         std::chrono::seconds(sec);
+}
+
+int64_t now_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+std::string format_time_ms(int64_t ms) {
+  std::time_t secs = static_cast<std::time_t>(ms / 1000);
+  std::tm tm{};
+  gmtime_r(&secs, &tm);
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+                tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(ms % 1000));
+  return buf;
+}
+
+std::optional<int64_t> parse_duration_ms(std::string_view text) {
+  static const RE2 re("([0-9]+)(ms|s|m|h|d)?");
+  std::string num, unit;
+  if (!RE2::FullMatch(re2::StringPiece(text.data(), text.size()), re, &num, &unit)) return std::nullopt;
+  if (num.size() > 12) return std::nullopt;
+  int64_t n = std::stoll(num);
+  if (unit.empty() || unit == "ms") return n;
+  if (unit == "s") return n * 1000;
+  if (unit == "m") return n * 60000;
+  if (unit == "h") return n * 3600000;
+  return n * 86400000;
+}
+
+}  // namespace logsift

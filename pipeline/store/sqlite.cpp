@@ -1,0 +1,86 @@
+#include "pipeline/store/sqlite.h"
+
+#include <stdexcept>
+
+#include <sqlite3.h>
+
+namespace logsift::sqlite {
+
+Db::Db(const std::string& path, std::string owner, bool read_only) : owner_(std::move(owner)) {
+  int flags = (read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX;
+  if (sqlite3_open_v2(path.c_str(), &db_, flags, nullptr) != SQLITE_OK) {
+    std::string msg = db_ ? sqlite3_errmsg(db_) : "out of memory";
+    sqlite3_close(db_);
+    throw std::runtime_error(owner_ + ": cannot open " + path + ": " + msg);
+  }
+  sqlite3_busy_timeout(db_, 5000);
+}
+
+Db::~Db() { sqlite3_close_v2(db_); }
+
+void Db::exec(const char* sql) {
+  char* err = nullptr;
+  if (sqlite3_exec(db_, sql, nullptr, nullptr, &err) != SQLITE_OK) {
+    std::string msg = err ? err : "unknown error";
+    sqlite3_free(err);
+    throw std::runtime_error(owner_ + ": " + msg + " in: " + sql);
+  }
+}
+
+void Db::fail(const std::string& context) const {
+  throw std::runtime_error(owner_ + ": " + context + ": " + (db_ ? sqlite3_errmsg(db_) : "out of memory"));
+}
+
+int64_t Db::changes() const { return sqlite3_changes(db_); }
+
+Stmt::Stmt(Db& db, const char* sql, bool persistent) : db_(db) {
+  if (sqlite3_prepare_v3(db.get(), sql, -1, persistent ? SQLITE_PREPARE_PERSISTENT : 0, &s_, nullptr) != SQLITE_OK)
+    db.fail(std::string("prepare ") + sql);
+}
+
+Stmt::~Stmt() { sqlite3_finalize(s_); }
+
+Stmt& Stmt::bind(int i, int64_t v) {
+  sqlite3_bind_int64(s_, i, v);
+  return *this;
+}
+
+Stmt& Stmt::bind(int i, std::string_view v) {
+  sqlite3_bind_text(s_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
+  return *this;
+}
+
+bool Stmt::step() {
+  int rc = sqlite3_step(s_);
+  if (rc == SQLITE_ROW) return true;
+  if (rc == SQLITE_DONE) return false;
+  db_.fail("step");
+}
+
+void Stmt::reset() {
+  sqlite3_reset(s_);
+  sqlite3_clear_bindings(s_);
+}
+
+int64_t Stmt::col_int(int c) const { return sqlite3_column_int64(s_, c); }
+
+std::string Stmt::col_text(int c) const {
+  auto* p = sqlite3_column_text(s_, c);
+  return p ? std::string(reinterpret_cast<const char*>(p), static_cast<size_t>(sqlite3_column_bytes(s_, c)))
+           : std::string();
+}
+
+bool Stmt::col_null(int c) const { return sqlite3_column_type(s_, c) == SQLITE_NULL; }
+
+Transaction::Transaction(Db& db, bool immediate) : db_(db) { db_.exec(immediate ? "BEGIN IMMEDIATE" : "BEGIN"); }
+
+Transaction::~Transaction() {
+  if (open_) sqlite3_exec(db_.get(), "ROLLBACK", nullptr, nullptr, nullptr);
+}
+
+void Transaction::commit() {
+  db_.exec("COMMIT");
+  open_ = false;
+}
+
+}  // namespace logsift::sqlite

@@ -1,0 +1,77 @@
+// The one SQLite helper of the catalog and the alert outbox: a connection
+// opened in WAL mode with a busy timeout, RAII prepared statements (keep them
+// and reuse them: prepare once, reset per use), and a transaction guard that
+// rolls back on every path that does not commit. Errors are thrown as
+// std::runtime_error prefixed with the owner's name ("catalog: ...").
+// Not thread-safe: one thread at a time per Db (callers lock or own it).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+struct sqlite3;
+struct sqlite3_stmt;
+
+namespace logsift::sqlite {
+
+class Db {
+ public:
+  // Opens `path` (read-write and created when `read_only` is false), WAL,
+  // busy timeout 5 s. `owner` prefixes error messages.
+  Db(const std::string& path, std::string owner, bool read_only = false);
+  ~Db();
+  Db(const Db&) = delete;
+  Db& operator=(const Db&) = delete;
+
+  // Runs one or more statements without results.
+  void exec(const char* sql);
+  [[noreturn]] void fail(const std::string& context) const;
+  int64_t changes() const;
+  sqlite3* get() const { return db_; }
+  const std::string& owner() const { return owner_; }
+
+ private:
+  sqlite3* db_ = nullptr;
+  std::string owner_;
+};
+
+class Stmt {
+ public:
+  // `persistent`: a statement kept for the connection's life (SQLite plans
+  // its memory accordingly).
+  Stmt(Db& db, const char* sql, bool persistent = false);
+  ~Stmt();
+  Stmt(const Stmt&) = delete;
+  Stmt& operator=(const Stmt&) = delete;
+
+  Stmt& bind(int i, int64_t v);
+  Stmt& bind(int i, std::string_view v);  // copied (SQLITE_TRANSIENT)
+  // True when a row is ready, false when done; throws on an error.
+  bool step();
+  // Ready for the next use: bindings cleared.
+  void reset();
+  int64_t col_int(int c) const;
+  std::string col_text(int c) const;
+  bool col_null(int c) const;
+
+ private:
+  Db& db_;
+  sqlite3_stmt* s_ = nullptr;
+};
+
+class Transaction {
+ public:
+  // BEGIN IMMEDIATE (a writer) or BEGIN (a consistent read snapshot).
+  explicit Transaction(Db& db, bool immediate = true);
+  ~Transaction();  // rolls back unless committed
+  Transaction(const Transaction&) = delete;
+  Transaction& operator=(const Transaction&) = delete;
+  void commit();
+
+ private:
+  Db& db_;
+  bool open_ = true;
+};
+
+}  // namespace logsift::sqlite
