@@ -39,7 +39,7 @@ CORPUS=$WORK/corpus.txt
 
 echo "generating corpus: N=$N SEED=$SEED" >&2
 gen_start=$(date +%s.%N)
-"$PY" "$HERE/gen_corpus.py" "$N" "$SEED" > "$CORPUS"
+"$PY" "$HERE/gen_corpus.py" "$N" "$SEED" --source synthlog > "$CORPUS"
 gen_end=$(date +%s.%N)
 got=$(wc -l < "$CORPUS")
 [[ $got -eq $N ]] || die "corpus has $got lines, expected $N"

@@ -110,12 +110,15 @@ const std::vector<KeyDesc>& key_table() {
       LS_STR(http_host), LS_INT(http_port), LS_STR(tcp_host), LS_INT(tcp_port), LS_INT(io_threads),
       LS_STR(data_dir), LS_INT(max_connections), LS_INT(max_body_bytes), LS_INT(max_header_bytes),
       LS_INT(max_line_bytes), LS_INT(max_lines_per_request), LS_INT(http_idle_timeout_ms),
-      LS_INT(tcp_idle_timeout_ms), LS_BOOL(tcp_replies), LS_INT(tcp_max_inflight_batches),
-      LS_INT(max_labels), LS_INT(shutdown_grace_ms), LS_INT(mailbox_capacity), LS_INT(batch_max_lines),
+      LS_INT(tcp_idle_timeout_ms), LS_BOOL(tcp_replies), LS_INT(tcp_max_inflight_batches), LS_INT(tcp_max_write_queue_bytes),
+      LS_INT(max_labels), LS_INT(shutdown_grace_ms), LS_INT(mailbox_capacity), LS_INT(max_inflight_lines),
+      LS_INT(analysis_threads), LS_INT(inline_max_lines), LS_INT(batch_max_lines),
       LS_INT(batch_max_delay_us), LS_INT(torch_threads), LS_INT(embedding_dim),
       LS_STR(encoder_model), LS_STR(encoder_vocab), LS_INT(encoder_max_len), LS_BOOL(encoder_canonicalize),
       LS_STR(denoiser_model), LS_DOUBLE(denoiser_threshold), LS_DOUBLE(denoiser_probe_margin),
-      LS_INT(denoiser_cache_entries), LS_INT(denoiser_max_forward_tokens), LS_INT(lsh_bits),
+      LS_INT(denoiser_cache_entries), LS_INT(denoiser_cache_bytes), LS_INT(denoiser_max_forward_tokens),
+      LS_INT(line_cache_entries), LS_INT(line_cache_bytes), LS_INT(template_cache_entries),
+      LS_INT(template_cache_bytes), LS_INT(lsh_bits),
       LS_INT(lsh_seed), LS_INT(catalog_examples), LS_STR(series_windows), LS_INT(series_buckets),
       LS_INT(aggregator_max_clusters), LS_INT(alert_cooldown_ms), LS_INT(alert_threshold),
       LS_INT(alert_threshold_window_ms), LS_DOUBLE(alert_spike_factor), LS_INT(alert_spike_min_count),
@@ -243,9 +246,13 @@ void Config::validate() const {
   require_range("http_idle_timeout_ms", http_idle_timeout_ms, 10, 3600000);
   require_range("tcp_idle_timeout_ms", tcp_idle_timeout_ms, 10, 86400000);
   require_range("tcp_max_inflight_batches", tcp_max_inflight_batches, 1, 1024);
+  require_range("tcp_max_write_queue_bytes", tcp_max_write_queue_bytes, 1024, int64_t{1} << 32);
   require_range("max_labels", max_labels, 0, 256);
   require_range("shutdown_grace_ms", shutdown_grace_ms, 0, 600000);
   require_range("mailbox_capacity", mailbox_capacity, 1, 1 << 20);
+  require_range("max_inflight_lines", max_inflight_lines, 1, 1 << 26);
+  require_range("analysis_threads", analysis_threads, 1, 256);
+  require_range("inline_max_lines", inline_max_lines, 0, 1 << 20);
   require_range("batch_max_lines", batch_max_lines, 1, 65536);
   require_range("batch_max_delay_us", batch_max_delay_us, 0, 10000000);
   require_range("torch_threads", torch_threads, 1, 64);
@@ -272,6 +279,11 @@ void Config::validate() const {
   if (!(denoiser_probe_margin >= 0.0 && denoiser_probe_margin < 0.5))
     throw ConfigError("denoiser_probe_margin", "must be in [0, 0.5)");
   require_range("denoiser_cache_entries", denoiser_cache_entries, 16, 100000000);
+  require_range("denoiser_cache_bytes", denoiser_cache_bytes, 1 << 16, int64_t{1} << 40);
+  require_range("line_cache_entries", line_cache_entries, 16, 100000000);
+  require_range("line_cache_bytes", line_cache_bytes, 1 << 16, int64_t{1} << 40);
+  require_range("template_cache_entries", template_cache_entries, 16, 100000000);
+  require_range("template_cache_bytes", template_cache_bytes, 1 << 16, int64_t{1} << 40);
   require_range("denoiser_max_forward_tokens", denoiser_max_forward_tokens, 1, 65536);
   series_windows_ms();  // throws naming series_windows
   require_range("series_buckets", series_buckets, 1, 3600);

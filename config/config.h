@@ -39,10 +39,14 @@ struct Config {
   int tcp_idle_timeout_ms = 0;
   bool tcp_replies = true;
   int tcp_max_inflight_batches = 0;
+  int64_t tcp_max_write_queue_bytes = 0;
   int max_labels = 0;
   int shutdown_grace_ms = 0;
 
-  int mailbox_capacity = 0;
+  int mailbox_capacity = 0;    // batches in the pipeline at once (admission)
+  int max_inflight_lines = 0;  // lines in the pipeline at once (admission)
+  int analysis_threads = 0;
+  int inline_max_lines = 0;
   int batch_max_lines = 0;
   int batch_max_delay_us = 0;
   int torch_threads = 0;
@@ -55,6 +59,11 @@ struct Config {
   double denoiser_threshold = 0;
   double denoiser_probe_margin = 0;
   int denoiser_cache_entries = 0;
+  int64_t denoiser_cache_bytes = 0;
+  int line_cache_entries = 0;
+  int64_t line_cache_bytes = 0;
+  int template_cache_entries = 0;
+  int64_t template_cache_bytes = 0;
   int denoiser_max_forward_tokens = 0;
 
   int lsh_bits = 0;

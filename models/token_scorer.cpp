@@ -1,6 +1,7 @@
 // libtorch lives here (and in the other models/*.cpp) only.
 #include "models/token_scorer.h"
 
+#include <cstring>
 #include <span>
 #include <sstream>
 #include <stdexcept>
@@ -33,10 +34,34 @@ class TorchScriptScorer final : public TokenScorer {
       throw std::runtime_error("denoiser " + origin + ": inconsistent max_len/head/tail");
     if (info_.context != "span" && info_.context != "word")
       throw std::runtime_error("denoiser " + origin + ": unknown context '" + info_.context + "'");
+    if (module_.hasattr("context_bound") && module_.find_method("token_logit")) {
+      info_.context_bound = module_.attr("context_bound").toDouble();
+      if (!(info_.context_bound > 0))
+        throw std::runtime_error("denoiser " + origin + ": context_bound must be > 0");
+      token_logit_ = true;
+    }
     warm_up(origin);
   }
 
   const TokenScorerInfo& info() const override { return info_; }
+  bool has_token_logit() const override { return token_logit_; }
+
+  void token_logits(std::span<const int64_t> ids, size_t n, std::span<float> out) override {
+    if (n == 0) return;
+    const int64_t L = info_.max_len;
+    if (!token_logit_ || ids.size() != n * static_cast<size_t>(L) || out.size() < n)
+      throw std::runtime_error("denoiser: bad token_logit input");
+    c10::InferenceMode guard;
+    try {
+      auto x = torch::from_blob(const_cast<int64_t*>(ids.data()), {static_cast<int64_t>(n), L}, torch::kInt64);
+      auto y = module_.get_method("token_logit")({x}).toTensor().to(torch::kFloat32).contiguous();
+      if (y.dim() != 1 || y.size(0) != static_cast<int64_t>(n))
+        throw std::runtime_error("denoiser: token_logit output shape must be [B]");
+      std::memcpy(out.data(), y.data_ptr<float>(), n * sizeof(float));
+    } catch (const c10::Error& e) {
+      throw std::runtime_error(std::string("denoiser token_logit: ") + e.what_without_backtrace());
+    }
+  }
 
   void score(std::span<const int64_t> ids, size_t n, std::span<float> out) override {
     if (n == 0) return;
@@ -70,6 +95,10 @@ class TorchScriptScorer final : public TokenScorer {
       for (int rep = 0; rep < 2; ++rep) {
         score(all.first(3 * static_cast<size_t>(info_.max_len)), 1, out);
         score(all, kRows, out);
+        if (token_logit_) {
+          token_logits(all.first(static_cast<size_t>(info_.max_len)), 1, out);
+          token_logits(all.first(kRows * static_cast<size_t>(info_.max_len)), kRows, out);
+        }
       }
     } catch (const std::exception& e) {
       throw std::runtime_error("denoiser " + origin + ": warm-up forward failed (contract: int64 [B, 3, max_len] -> float [B]): " +
@@ -79,9 +108,14 @@ class TorchScriptScorer final : public TokenScorer {
 
   torch::jit::Module module_;
   TokenScorerInfo info_;
+  bool token_logit_ = false;
 };
 
 }  // namespace
+
+void TokenScorer::token_logits(std::span<const int64_t>, size_t, std::span<float>) {
+  throw std::runtime_error("denoiser: this model has no token_logit");
+}
 
 std::unique_ptr<TokenScorer> load_token_scorer(const std::string& path) {
   try {

@@ -16,6 +16,12 @@ struct TokenScorerInfo {
   int max_len = 32;            // L
   int head = 24, tail = 8;     // long tokens keep their first `head` and last `tail` bytes
   std::string context = "span";  // "span": neighbour span rows; "word": neighbour word rows
+  // Bounded-context contract (optional): a module with an exported method
+  // token_logit(int64 [B, L]) -> float [B] (the token row alone) and a float
+  // attribute context_bound > 0 guarantees |logit(forward(x)) -
+  // token_logit(x[:, 1])| <= context_bound for every context, so a token far
+  // enough from the threshold is decided from one token-only row. 0: none.
+  double context_bound = 0;
 };
 
 class TokenScorer {
@@ -25,6 +31,10 @@ class TokenScorer {
   // ids: n * 3 * L int64 (row-major), out: n probabilities. One thread at a
   // time (the denoise stage's). Throws std::runtime_error on a model error.
   virtual void score(std::span<const int64_t> ids, size_t n, std::span<float> out) = 0;
+  // The bounded-context contract (info().context_bound > 0).
+  virtual bool has_token_logit() const { return false; }
+  // ids: n * L int64 (token rows), out: n logits. Same threading as score().
+  virtual void token_logits(std::span<const int64_t> ids, size_t n, std::span<float> out);
 };
 
 // Loads a TorchScript file ("builtin" = the model embedded in the binary).

@@ -1,20 +1,24 @@
 #include "pipeline/pipeline.h"
 
+#include <condition_variable>
 #include <future>
+#include <mutex>
+#include <thread>
 
 #include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
 
 #include "lsh/lsh.h"
 #include "models/torch_runtime.h"
-#include "pipeline/stages/aggregator_stage.h"
-#include "pipeline/store/catalog.h"
-#include "pipeline/stages/denoise_stage.h"
+#include "pipeline/core/mailbox.h"
 #include "pipeline/core/metrics.h"
-#include "pipeline/stages/catalog_stage.h"
+#include "pipeline/core/time.h"
+#include "pipeline/stages/analyzer.h"
+#include "pipeline/stages/denoise_stage.h"
+#include "pipeline/stages/denoiser.h"
 #include "pipeline/stages/embed_stage.h"
-#include "pipeline/stages/lsh_stage.h"
-#include "pipeline/stages/premask_stage.h"
-#include "pipeline/stages/template_stage.h"
+#include "pipeline/stages/state_stage.h"
+#include "pipeline/store/catalog.h"
 
 namespace logsift {
 namespace {
@@ -34,91 +38,190 @@ std::unique_ptr<models::SentenceEncoder> make_encoder(const Config& c) {
 
 struct Pipeline::Impl {
   Config config;
-  ClusterIdCache id_cache{1 << 18};
-  std::unique_ptr<PremaskStage> premask;
-  std::unique_ptr<DenoiseStage> denoise;  // null when denoiser_model = "none"
-  std::unique_ptr<TemplateStage> templ;
+  std::unique_ptr<Denoiser> denoiser;  // null when denoiser_model = "none"
+  std::unique_ptr<Analyzer> analyzer;
+  std::unique_ptr<DenoiseStage> denoise;
   std::unique_ptr<EmbedStage> embed;
-  std::unique_ptr<LshStage> lsh;
-  std::unique_ptr<CatalogStage> catalog;
-  std::unique_ptr<AggregatorStage> aggregator;  // only with a catalog
-  std::vector<Stage*> chain;
+  std::unique_ptr<StateStage> state;  // only with a catalog
+  models::EncoderDescription encoder_description;
   std::string encoder_version;
   int encoder_dim = 0;
-  models::EncoderDescription encoder_description;
-  bool stopped = false;
-  std::mutex stop_mu;
+
+  // Large batches wait here for an analysis thread.
+  Mailbox<std::unique_ptr<Batch>> work;
+  std::vector<std::thread> workers;
+
+  // Admission: what is in flight, bounded.
+  std::mutex mu;
+  std::condition_variable room;
+  size_t inflight_batches = 0, inflight_lines = 0;
+  bool stopping = false, stopped = false;
+
+  explicit Impl(const Config& c) : config(c), work(static_cast<size_t>(c.mailbox_capacity)) {}
+
+  bool admit(const Batch& b, bool wait) {
+    const size_t lines = b.records.size();
+    std::unique_lock lock(mu);
+    auto full = [&] {
+      // One batch is always admitted, however large, or it could never be.
+      return inflight_batches > 0 && (inflight_batches >= static_cast<size_t>(config.mailbox_capacity) ||
+                                      inflight_lines + lines > static_cast<size_t>(config.max_inflight_lines));
+    };
+    if (wait) room.wait(lock, [&] { return stopping || !full(); });
+    if (stopping || full()) return false;
+    ++inflight_batches;
+    inflight_lines += lines;
+    return true;
+  }
+
+  void analyze(Batch& b) {
+    try {
+      analyzer->analyze(b);
+    } catch (const std::exception& e) {
+      spdlog::error("analysis: {}", e.what());
+      for (auto& r : b.records)
+        if (r.ok()) r.error = std::string("internal error in analysis: ") + e.what();
+      b.pending = 0;
+      metrics().stage_errors.inc();
+    }
+  }
+
+  // Where a batch goes next: only where it still has work.
+  void dispatch(std::unique_ptr<Batch> b) {
+    // The stages' mailboxes hold every admitted batch (mailbox_capacity), so
+    // these pushes never wait; they fail only after stop(), which is after
+    // every admitted batch completed.
+    if (b->pending & Analyzer::kNeedDenoise) {
+      if (denoise && denoise->push(b)) return;
+    } else if (b->pending & Analyzer::kNeedEmbed) {
+      if (embed->push(b)) return;
+    } else if (state) {
+      if (state->push(b)) return;
+    } else {
+      return complete(std::move(b));
+    }
+    b->aborted = true;
+    complete(std::move(b));
+  }
+
+  void complete(std::unique_ptr<Batch> b) {
+    const size_t lines = b->records.size();
+    if (!state) {
+      size_t ok = 0;
+      for (const auto& r : b->records) ok += r.ok();
+      metrics().lines_clustered.inc(ok);
+    }
+    if (b->on_done) {
+      auto cb = std::move(b->on_done);
+      try {
+        cb(std::move(b));
+      } catch (const std::exception& e) {
+        spdlog::error("batch callback: {}", e.what());
+      }
+    }
+    {
+      std::lock_guard lock(mu);
+      --inflight_batches;
+      inflight_lines -= lines;
+    }
+    room.notify_all();
+  }
+
+  void route(std::unique_ptr<Batch> b) {
+    metrics().lines_total.inc(b->live());
+    if (b->records.size() <= static_cast<size_t>(config.inline_max_lines)) {
+      analyze(*b);  // run to completion on the caller's thread
+      return dispatch(std::move(b));
+    }
+    if (!work.push(b)) {
+      b->aborted = true;
+      complete(std::move(b));
+    }
+  }
+
+  void worker() {
+    while (auto b = work.pop()) {
+      analyze(**b);
+      dispatch(std::move(*b));
+    }
+  }
 };
 
 Pipeline::Pipeline(const Config& config, Catalog* catalog,
                    std::function<void(std::vector<alerts::AlertEvent>&&)> sink)
-    : impl_(new Impl) {
+    : impl_(new Impl(config)) {
   auto& s = *impl_;
-  s.config = config;
   auto encoder = make_encoder(config);
   s.encoder_version = encoder->version();
   s.encoder_dim = encoder->dim();
   s.encoder_description = encoder->describe();
-  s.premask = std::make_unique<PremaskStage>(config);
   if (config.denoiser_model != "none")
-    s.denoise = std::make_unique<DenoiseStage>(config, models::load_token_scorer(config.denoiser_model));
-  s.templ = std::make_unique<TemplateStage>(config);
-  s.embed = std::make_unique<EmbedStage>(config, std::move(encoder), &s.id_cache);
-  s.lsh = std::make_unique<LshStage>(config, s.encoder_dim, &s.id_cache);
-  s.catalog = std::make_unique<CatalogStage>(config, catalog);
-  if (catalog) s.aggregator = std::make_unique<AggregatorStage>(config, std::move(sink));
-  s.chain = {s.premask.get()};
-  if (s.denoise) s.chain.push_back(s.denoise.get());
-  for (Stage* st : {static_cast<Stage*>(s.templ.get()), static_cast<Stage*>(s.embed.get()),
-                    static_cast<Stage*>(s.lsh.get()), static_cast<Stage*>(s.catalog.get())})
-    s.chain.push_back(st);
-  if (s.aggregator) s.chain.push_back(s.aggregator.get());
-  for (size_t i = 0; i + 1 < s.chain.size(); ++i) s.chain[i]->set_next(s.chain[i + 1]);
-  for (Stage* st : s.chain) st->start();
+    s.denoiser = std::make_unique<Denoiser>(config, models::load_token_scorer(config.denoiser_model));
+  s.analyzer = std::make_unique<Analyzer>(config, s.denoiser.get());
+  if (s.denoiser) s.denoise = std::make_unique<DenoiseStage>(config, s.denoiser.get(), s.analyzer.get());
+  s.embed = std::make_unique<EmbedStage>(config, std::move(encoder), s.analyzer.get());
+  if (catalog) s.state = std::make_unique<StateStage>(config, catalog, std::move(sink));
+  auto dispatch = [&s](std::unique_ptr<Batch> b) { s.dispatch(std::move(b)); };
+  if (s.denoise) s.denoise->set_sink(dispatch);
+  s.embed->set_sink(dispatch);
+  if (s.state) s.state->set_sink([&s](std::unique_ptr<Batch> b) { s.complete(std::move(b)); });
+  if (s.denoise) s.denoise->start();
+  s.embed->start();
+  if (s.state) s.state->start();
+  for (int i = 0; i < config.analysis_threads; ++i) s.workers.emplace_back([&s] { s.worker(); });
 }
 
 Pipeline::~Pipeline() { stop(); }
 
 void Pipeline::stop() {
-  std::lock_guard lock(impl_->stop_mu);
-  if (impl_->stopped) return;
-  impl_->stopped = true;
-  for (Stage* st : impl_->chain) st->stop();  // in order: each drains into the next
+  auto& s = *impl_;
+  {
+    std::unique_lock lock(s.mu);
+    if (s.stopped) return;
+    s.stopping = true;
+    s.room.notify_all();
+    // Every admitted batch reaches its callback before anything stops.
+    s.room.wait(lock, [&] { return s.inflight_batches == 0; });
+    s.stopped = true;
+  }
+  s.work.close();
+  for (auto& t : s.workers) t.join();
+  if (s.denoise) s.denoise->stop();
+  s.embed->stop();
+  if (s.state) s.state->stop();
 }
 
 bool Pipeline::try_submit(std::unique_ptr<Batch>& b) {
-  size_t live = b->live();
-  if (!impl_->premask->try_push(b)) return false;
-  metrics().lines_total.inc(live);
+  if (!impl_->admit(*b, /*wait=*/false)) return false;
+  impl_->route(std::move(b));
   return true;
 }
 
 bool Pipeline::submit(std::unique_ptr<Batch>& b) {
-  size_t live = b->live();
-  if (!impl_->premask->push(b)) return false;
-  metrics().lines_total.inc(live);
+  if (!impl_->admit(*b, /*wait=*/true)) return false;
+  impl_->route(std::move(b));
   return true;
 }
 
-std::vector<Record> Pipeline::run(std::vector<std::string> texts) {
+Results Pipeline::run(std::vector<std::string> texts) {
   auto b = std::make_unique<Batch>();
   int64_t t = now_ms();
   b->records.resize(texts.size());
   for (size_t i = 0; i < texts.size(); ++i) {
-    b->records[i].text = std::move(texts[i]);
+    b->records[i].text = b->keep(texts[i]);
     b->records[i].received_ms = t;
   }
   return run(std::move(b));
 }
 
-std::vector<Record> Pipeline::run(std::unique_ptr<Batch> b) {
+Results Pipeline::run(std::unique_ptr<Batch> b) {
   std::promise<std::unique_ptr<Batch>> done;
   auto fut = done.get_future();
   b->on_done = [&done](std::unique_ptr<Batch> out) { done.set_value(std::move(out)); };
   if (!submit(b)) throw std::runtime_error("pipeline is stopped");
   auto out = fut.get();
   if (out->aborted) throw std::runtime_error("pipeline stopped before the batch finished");
-  return std::move(out->records);
+  return Results(std::move(out));
 }
 
 nlohmann::json Pipeline::info() const {
@@ -126,54 +229,171 @@ nlohmann::json Pipeline::info() const {
   auto rt = models::runtime_info();
   const auto& ed = s.encoder_description;
   auto or_null = [](int64_t v) { return v > 0 ? nlohmann::json(v) : nlohmann::json(nullptr); };
+  nlohmann::json denoiser = nullptr;
+  if (s.denoiser) {
+    const auto& di = s.denoiser->info();
+    denoiser = {{"version", di.version},
+                {"threshold", s.config.denoiser_threshold},
+                {"context", di.context},
+                {"max_len", di.max_len},
+                {"context_test", s.denoiser->context_test()}};
+  }
   return {{"encoder", {{"version", s.encoder_version},
                        {"dim", s.encoder_dim},
                        {"kind", ed.kind},
                        {"source", ed.source},
                        {"max_len", or_null(ed.max_len)},
                        {"vocab_size", or_null(ed.vocab_size)}}},
-          {"denoiser", s.denoise ? nlohmann::json{{"version", s.denoise->info().version},
-                                                  {"threshold", s.config.denoiser_threshold},
-                                                  {"context", s.denoise->info().context},
-                                                  {"max_len", s.denoise->info().max_len}}
-                                 : nlohmann::json(nullptr)},
-          {"lsh", {{"method", "random-hyperplane"}, {"bits", s.lsh->lsh().bits()}, {"seed", s.lsh->lsh().seed()}}},
+          {"denoiser", denoiser},
+          {"lsh", {{"method", "random-hyperplane"}, {"bits", s.embed->lsh().bits()}, {"seed", s.embed->lsh().seed()}}},
           {"premask_patterns", s.config.premask.size()},
+          {"premask_engine", s.analyzer->premasker().all_builtin() ? "builtin finders (RE2-exact)" : "re2"},
           {"torch", {{"version", rt.torch_version}}},
-          {"batching", {{"max_lines", s.config.batch_max_lines}, {"max_delay_us", s.config.batch_max_delay_us}}}};
+          {"batching",
+           {{"max_lines", s.config.batch_max_lines},
+            {"max_delay_us", s.config.batch_max_delay_us},
+            {"analysis_threads", s.config.analysis_threads},
+            {"inline_max_lines", s.config.inline_max_lines}}}};
 }
 
 void Pipeline::set_alert_rules(std::vector<alerts::RuleSpec> rules) {
-  if (impl_->aggregator) impl_->aggregator->set_rules(std::move(rules));
+  if (impl_->state) impl_->state->set_rules(std::move(rules));
 }
 
 std::optional<nlohmann::json> Pipeline::series(uint64_t cluster_id, int64_t window_ms) {
-  if (!impl_->aggregator) return std::nullopt;
-  return impl_->aggregator->series(cluster_id, window_ms);
+  if (!impl_->state) return std::nullopt;
+  return impl_->state->series(cluster_id, window_ms);
 }
 
 nlohmann::json Pipeline::stats() const {
   nlohmann::json j = nlohmann::json::object();
-  if (impl_->denoise) {
-    auto d = impl_->denoise->stats();
+  const auto& s = *impl_;
+  if (s.denoiser) {
+    auto d = s.denoiser->stats();
     j["denoise"] = {{"tokens", d.tokens},
                     {"token_cache_hits", d.token_cache_hits},
                     {"exact_cache_hits", d.exact_cache_hits},
                     {"probed_strings", d.probed_strings},
                     {"model_rows", d.model_rows},
                     {"forward_calls", d.forward_calls},
+                    {"cache_bytes", s.denoiser->cache_bytes()},
                     {"token_cache_hit_rate", d.tokens ? double(d.token_cache_hits) / double(d.tokens) : 0.0},
                     {"cache_hit_rate",
                      d.tokens ? double(d.token_cache_hits + d.exact_cache_hits) / double(d.tokens) : 0.0}};
   }
+  auto a = s.analyzer->stats();
+  auto rate = [](uint64_t hit, uint64_t miss) { return hit + miss ? double(hit) / double(hit + miss) : 0.0; };
+  j["analysis"] = {{"line_cache_hits", a.line_cache_hits},
+                   {"line_cache_hit_rate", rate(a.line_cache_hits, a.line_cache_misses)},
+                   {"template_cache_hits", a.template_cache_hits},
+                   {"template_cache_misses", a.template_cache_misses},
+                   {"cache_bytes", s.analyzer->cache_bytes()}};
   return j;
+}
+
+// ----------------------------------------------------------------------------- replies
+
+namespace {
+
+const char kHex[] = "0123456789abcdef";
+
+void append_id(uint64_t id, std::string* out) {
+  char buf[16];
+  for (int i = 15; i >= 0; --i) {
+    buf[i] = kHex[id & 0xF];
+    id >>= 4;
+  }
+  out->append(buf, 16);
+}
+
+// Length of the valid UTF-8 sequence at p (0 if invalid), as valid_utf8 checks it.
+size_t utf8_len(const unsigned char* p, size_t n) {
+  unsigned char c = p[0];
+  size_t len;
+  uint32_t cp;
+  if ((c & 0xE0) == 0xC0) len = 2, cp = c & 0x1F;
+  else if ((c & 0xF0) == 0xE0) len = 3, cp = c & 0x0F;
+  else if ((c & 0xF8) == 0xF0) len = 4, cp = c & 0x07;
+  else return 0;
+  if (len > n) return 0;
+  for (size_t k = 1; k < len; ++k) {
+    if ((p[k] & 0xC0) != 0x80) return 0;
+    cp = (cp << 6) | (p[k] & 0x3F);
+  }
+  if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) || cp > 0x10FFFF ||
+      (cp >= 0xD800 && cp <= 0xDFFF))
+    return 0;
+  return len;
+}
+
+// A JSON string as nlohmann::json dumps it (no ensure_ascii; invalid UTF-8
+// replaced by U+FFFD).
+void append_json_string(std::string_view s, std::string* out) {
+  out->push_back('"');
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  const size_t n = s.size();
+  size_t run = 0;  // start of the current run of bytes copied verbatim
+  for (size_t i = 0; i < n;) {
+    unsigned char c = p[i];
+    if (c >= 0x20 && c != '"' && c != '\\' && c < 0x80) {
+      ++i;
+      continue;
+    }
+    if (c >= 0x80) {
+      size_t len = utf8_len(p + i, n - i);
+      if (len) {
+        i += len;
+        continue;
+      }
+    }
+    out->append(s.data() + run, i - run);
+    switch (c) {
+      case '"': out->append("\\\""); break;
+      case '\\': out->append("\\\\"); break;
+      case '\b': out->append("\\b"); break;
+      case '\f': out->append("\\f"); break;
+      case '\n': out->append("\\n"); break;
+      case '\r': out->append("\\r"); break;
+      case '\t': out->append("\\t"); break;
+      default:
+        if (c < 0x20) {
+          char u[7] = {'\\', 'u', '0', '0', kHex[c >> 4], kHex[c & 0xF], 0};
+          out->append(u, 6);
+        } else {
+          out->append("\xEF\xBF\xBD");  // an invalid UTF-8 byte
+        }
+    }
+    run = ++i;
+  }
+  out->append(s.data() + run, n - run);
+  out->push_back('"');
+}
+
+}  // namespace
+
+void append_result_json(const Record& r, bool with_new, std::string* out) {
+  if (!r.ok()) {
+    out->append("{\"error\":");
+    append_json_string(r.error, out);
+    out->push_back('}');
+    return;
+  }
+  out->append("{\"cluster_id\":\"");
+  append_id(r.cluster_id, out);
+  out->push_back('"');
+  if (with_new) out->append(r.is_new ? ",\"new\":true" : ",\"new\":false");
+  out->append(",\"template\":");
+  append_json_string(r.template_text, out);
+  out->append(",\"template_id\":\"");
+  append_id(r.template_id, out);
+  out->append("\"}");
 }
 
 nlohmann::json record_result_json(const Record& r, bool with_new) {
   if (!r.ok()) return {{"error", r.error}};
   nlohmann::json j = {{"cluster_id", lsh::format_id(r.cluster_id)},
                       {"template_id", lsh::format_id(r.template_id)},
-                      {"template", r.template_text}};
+                      {"template", std::string(r.template_text)}};
   if (with_new) j["new"] = r.is_new;
   return j;
 }

@@ -1,6 +1,19 @@
-// The pipeline: premask+tokenize -> template -> embed -> lsh -> catalog.
-// Each arrow is a bounded mailbox between two single-threaded stages, so
-// batches leave in the order they entered and a slow stage pushes back.
+// The pipeline. A batch is admitted (bounded: batches and lines in flight),
+// analysed to completion by the pure stages (pipeline/stages/analyzer.h) on
+// the submitting thread when it is small, on an analysis thread when it is
+// large, and then goes only where it still has work:
+//
+//   analysis --(unknown token)--> denoise --(new template)--> embed --+
+//       |                             |                               |
+//       +-----------------------------+-------------------------------+--> state --> on_done
+//                                                                  (catalog + aggregator)
+//
+// A seen line never waits for a timer or a model thread: its analysis is all
+// cache hits, and it goes straight to the state stage (or, without a catalog,
+// to its callback). Model stages batch adaptively (one forward for whatever
+// queued while the model was busy). Batches may complete out of order; each
+// caller restores its own order (the TCP session by batch, the CLI by
+// sequence number); one HTTP request is one batch.
 #pragma once
 
 #include <functional>
@@ -12,19 +25,36 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "config/config.h"
-#include "pipeline/stages/aggregator.h"
 #include "pipeline/core/record.h"
+#include "pipeline/stages/aggregator.h"
 
 namespace logsift {
 
 class Catalog;
-class Stage;
+
+// A finished batch, indexable like its records; it owns their bytes.
+class Results {
+ public:
+  explicit Results(std::unique_ptr<Batch> b) : b_(std::move(b)) {}
+  size_t size() const { return b_->records.size(); }
+  bool empty() const { return b_->records.empty(); }
+  Record& operator[](size_t i) { return b_->records[i]; }
+  const Record& operator[](size_t i) const { return b_->records[i]; }
+  auto begin() { return b_->records.begin(); }
+  auto end() { return b_->records.end(); }
+  auto begin() const { return b_->records.cbegin(); }
+  auto end() const { return b_->records.cend(); }
+  Batch& batch() { return *b_; }
+
+ private:
+  std::unique_ptr<Batch> b_;
+};
 
 class Pipeline {
  public:
   // catalog may be null (batch CLI use: ids and templates only, no "new",
-  // no alerts). With a catalog, an aggregator stage counts windows and sends
-  // raised alerts to `sink` (which may be empty: counts and series only).
+  // no alerts). With a catalog, the state stage keeps the catalog and the
+  // aggregator and sends raised alerts to `sink` (which may be empty).
   // Throws ConfigError / std::runtime_error when a stage cannot be built.
   Pipeline(const Config& config, Catalog* catalog,
            std::function<void(std::vector<alerts::AlertEvent>&&)> sink = nullptr);
@@ -32,18 +62,20 @@ class Pipeline {
   Pipeline(const Pipeline&) = delete;
   Pipeline& operator=(const Pipeline&) = delete;
 
-  // Non-blocking: false when the first mailbox is full or the pipeline has
-  // stopped; the batch is then left in `b` for the caller to retry or fail.
+  // Non-blocking admission: false when the pipeline is full (mailbox_capacity
+  // batches or max_inflight_lines lines in flight) or stopped; the batch is
+  // then left in `b` for the caller to retry (that is the backpressure). A
+  // small batch is analysed on the calling thread before this returns.
   bool try_submit(std::unique_ptr<Batch>& b);
   // Blocking: waits for room. False only once stopped.
   bool submit(std::unique_ptr<Batch>& b);
   // Convenience for CLI and tests: runs texts through and waits.
-  std::vector<Record> run(std::vector<std::string> texts);
+  Results run(std::vector<std::string> texts);
   // The same for a batch whose records the caller filled (envelopes, rejects).
-  std::vector<Record> run(std::unique_ptr<Batch> b);
+  Results run(std::unique_ptr<Batch> b);
 
-  // Stops accepting, drains every stage in order (all accepted batches reach
-  // their callbacks), joins. Idempotent.
+  // Stops admitting, lets every admitted batch reach its callback, joins.
+  // Idempotent.
   void stop();
 
   // Model versions and LSH parameters: the cluster-id contract.
@@ -62,8 +94,11 @@ class Pipeline {
   std::unique_ptr<Impl> impl_;
 };
 
-// The JSON reply for one record: {"cluster_id","template_id","template","new"}
-// or {"error": ...}.
+// The JSON reply for one record: {"cluster_id","new","template","template_id"}
+// or {"error": ...}, as compact JSON appended to *out (no DOM: replies are
+// written straight into the caller's reused buffer).
+void append_result_json(const Record& r, bool with_new, std::string* out);
+// The same, as a DOM (tests, the pairs report).
 nlohmann::json record_result_json(const Record& r, bool with_new = true);
 
 }  // namespace logsift

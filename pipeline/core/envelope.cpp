@@ -80,7 +80,7 @@ std::optional<EnvelopeError> check_text(std::string_view text, const Config& c) 
   return std::nullopt;
 }
 
-std::optional<EnvelopeError> record_from_object(const json& obj, const Config& c, Record* out) {
+std::optional<EnvelopeError> record_from_object(const json& obj, const Config& c, Batch& batch, Record* out) {
   if (!obj.is_object()) return EnvelopeError{Reject::kWrongType, "each item must be a JSON object"};
   auto it = obj.find("text");
   if (it == obj.end()) return EnvelopeError{Reject::kMissingText, "missing 'text'"};
@@ -88,11 +88,11 @@ std::optional<EnvelopeError> record_from_object(const json& obj, const Config& c
   const auto& text = it->get_ref<const std::string&>();
   if (auto e = check_text(text, c)) return e;
   if (auto e = read_labels(obj, c, &out->labels)) return e;
-  out->text = text;
+  out->text = batch.keep(text);
   return std::nullopt;
 }
 
-std::optional<EnvelopeError> record_from_line(std::string_view line, const Config& c, Record* out) {
+std::optional<EnvelopeError> record_from_line(std::string_view line, const Config& c, Batch& batch, Record* out) {
   if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
   if (line.size() > static_cast<size_t>(c.max_line_bytes)) return check_text(line, c);
   if (!line.empty() && line.front() == '{') {
@@ -108,7 +108,7 @@ std::optional<EnvelopeError> record_from_line(std::string_view line, const Confi
         for (const char* lk : kLabelKeys)
           if (auto lt = obj.find(lk); lt != obj.end())
             if (auto e = add_label(lk, *lt, c, &out->labels)) return e;
-        out->text = text;
+        out->text = batch.keep(text);
         return std::nullopt;
       }
       return EnvelopeError{Reject::kMissingText, "JSON line has no 'message', 'msg', 'log' or 'text'"};
@@ -116,7 +116,7 @@ std::optional<EnvelopeError> record_from_line(std::string_view line, const Confi
     // Not a JSON object after all: a plain line that starts with '{'.
   }
   if (auto e = check_text(line, c)) return e;
-  out->text.assign(line);
+  out->text = line;
   return std::nullopt;
 }
 

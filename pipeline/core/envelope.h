@@ -26,13 +26,16 @@ bool valid_utf8(std::string_view s);
 // Checks a message: not empty, at most max_line_bytes, valid UTF-8.
 std::optional<EnvelopeError> check_text(std::string_view text, const Config& c);
 
-// HTTP form: {"text": "...", "labels": {"service": "...", ...}}.
-std::optional<EnvelopeError> record_from_object(const nlohmann::json& obj, const Config& c, Record* out);
+// HTTP form: {"text": "...", "labels": {"service": "...", ...}}. The text is
+// copied into the batch (it is unescaped JSON).
+std::optional<EnvelopeError> record_from_object(const nlohmann::json& obj, const Config& c, Batch& batch,
+                                                Record* out);
 
 // TCP form: a JSON object line (message under message/msg/log/text; labels
 // under "labels" or top-level service/level/host) or else a plain text line.
-// A trailing '\r' is removed.
-std::optional<EnvelopeError> record_from_line(std::string_view line, const Config& c, Record* out);
+// A trailing '\r' is removed. A plain line is not copied: `line` must point
+// into storage the batch owns (Batch::adopt / Batch::keep).
+std::optional<EnvelopeError> record_from_line(std::string_view line, const Config& c, Batch& batch, Record* out);
 
 // Sets r.error and counts the rejection.
 void reject_record(Record& r, const EnvelopeError& e);

@@ -44,6 +44,12 @@ class Mailbox {
     return take(lock);
   }
 
+  // Never blocks: the next item, or nullopt when none is queued.
+  std::optional<T> try_pop() {
+    std::unique_lock lock(mu_);
+    return take(lock);
+  }
+
   // Like pop() but gives up at `deadline` (nullopt; check closed_and_empty()).
   std::optional<T> pop_until(std::chrono::steady_clock::time_point deadline) {
     std::unique_lock lock(mu_);

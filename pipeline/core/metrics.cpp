@@ -46,8 +46,12 @@ std::string Metrics::prometheus() const {
   counter("logsift_stage_errors_total", "Batches failed by an internal stage error.", stage_errors.get());
   counter("logsift_micro_batches_total", "Micro-batches formed by batching stages.", micro_batches.get());
   counter("logsift_micro_batch_lines_total", "Lines in those micro-batches.", micro_batch_lines.get());
-  counter("logsift_id_cache_hits_total", "Templates whose cluster id came from the cache.", id_cache_hits.get());
+  counter("logsift_id_cache_hits_total", "Lines whose cluster id came from a cache (the line cache or the template cache).", id_cache_hits.get());
   counter("logsift_id_cache_misses_total", "Templates embedded and hashed.", id_cache_misses.get());
+  counter("logsift_lines_analyzed_total", "Lines through the analysis (pre-mask and the caches).",
+          lines_analyzed.get());
+  counter("logsift_line_cache_hits_total", "Lines whose template came whole from the line cache.",
+          line_cache_hits.get());
   counter("logsift_catalog_errors_total", "Catalog write failures.", catalog_errors.get());
   counter("logsift_labels_dropped_total", "Labels dropped over max_labels.", labels_dropped.get());
   counter("logsift_alerts_raised_total", "Alert events raised by the rules.", alerts_raised.get());

@@ -57,6 +57,8 @@ struct Metrics {
   Counter micro_batch_lines;
   Counter id_cache_hits;
   Counter id_cache_misses;
+  Counter lines_analyzed;   // lines through the analysis (pre-mask + caches)
+  Counter line_cache_hits;  // ... answered whole by the line cache
   Counter catalog_errors;
   Counter labels_dropped;
   Counter alerts_raised;       // alert events from the aggregator

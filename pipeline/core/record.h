@@ -1,11 +1,18 @@
 // What flows through the pipeline: a Batch of Records, owned by exactly one
-// stage at a time (passed as std::unique_ptr between mailboxes).
+// thread at a time (passed as std::unique_ptr between mailboxes).
+//
+// Zero copy: a Record's text is a view. The bytes live in the Batch, either in
+// a buffer it adopted whole (the TCP read chunk, the HTTP body: lines are
+// views into it) or in its arena (JSON strings after unescaping). Both keep
+// their addresses while the batch lives, however it moves between threads.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -16,42 +23,104 @@ namespace logsift {
 // Labels from the envelope (service, level, host, ...), in arrival order.
 using Labels = std::vector<std::pair<std::string, std::string>>;
 
+// A template as the pipeline publishes it: immutable once built and shared by
+// the caches and every record of it (a seen line costs a reference count, not
+// a copy of its template).
+struct TemplateInfo {
+  std::string text;
+  uint64_t template_id = 0;
+  uint64_t cluster_id = 0;
+};
+using TemplateRef = std::shared_ptr<const TemplateInfo>;
+
+// 128-bit key (two independent 64-bit hashes) of a pre-masked line or a model
+// input: collisions are negligible at any cache size we keep.
+struct Key128 {
+  uint64_t a = 0, b = 0;
+  bool operator==(const Key128&) const = default;
+};
+struct Key128Hash {
+  size_t operator()(const Key128& k) const { return static_cast<size_t>(k.a ^ (k.b * 0x9E3779B97F4A7C15ull)); }
+};
+
 struct Record {
-  std::string text;   // the message
+  std::string_view text;  // the message (see the zero-copy note above)
   Labels labels;
-  std::string error;  // set at ingest: rejected, skipped by every stage, replied as {"error"}
+  std::string error;      // set at ingest: rejected, skipped by every stage, replied as {"error"}
   int64_t received_ms = 0;
 
-  // Filled in by the stages.
-  std::vector<Token> tokens;
-  std::string template_text;
+  // Results, set once the line is clustered.
+  TemplateRef tmpl;                // keeps template_text alive
+  std::string_view template_text;  // == tmpl->text
   uint64_t template_id = 0;
-  int32_t embedding_row = -1;  // row in Batch::embeddings; -1 = id came from the cache
   uint64_t cluster_id = 0;
-  bool is_new = false;
+  bool is_new = false;             // first line of its cluster in the catalog
+
+  // Work state between the stages (pipeline/stages/analyzer.h).
+  uint32_t tok_begin = 0, tok_end = 0;  // this record's tokens in Batch::tokens
+  Key128 line_key;                      // the pre-masked line, for the line cache
+  uint8_t pending = 0;                  // Analyzer::kNeed* bits still to do
+  std::string new_template;             // kNeedEmbed: the template the encoder must embed
 
   bool ok() const { return error.empty(); }
+  void set_template(TemplateRef t) {
+    template_text = t->text;
+    template_id = t->template_id;
+    cluster_id = t->cluster_id;
+    tmpl = std::move(t);
+  }
 };
 
 struct Batch;
-// Called exactly once, on the last stage's thread, when every record of the
-// batch has its result (or the pipeline is shutting down: see Batch::aborted).
+// Called exactly once when every record of the batch has its result (or the
+// pipeline is shutting down: see Batch::aborted), on whichever pipeline thread
+// finished it: it must not block.
 using BatchCallback = std::function<void(std::unique_ptr<Batch>)>;
 
 struct Batch {
   std::vector<Record> records;
   BatchCallback on_done;
   bool aborted = false;  // the pipeline stopped before finishing it
-  // Embeddings of this batch's distinct uncached templates (rows x dim), set by
-  // the embed stage, consumed and freed by the LSH stage.
-  std::vector<float> embeddings;
-  int embedding_dim = 0;
+
+  // Tokens of every record (Record::tok_begin/tok_end), one allocation per batch.
+  std::vector<Token> tokens;
+  uint8_t pending = 0;  // union of the records' pending bits
+
+  // Takes ownership of a buffer that records will view (no copy).
+  std::string_view adopt(std::string buffer) {
+    auto& b = adopted_.emplace_back(std::make_unique<std::string>(std::move(buffer)));
+    return *b;
+  }
+  // Copies `s` into the batch's arena; the view stays valid while the batch lives.
+  std::string_view keep(std::string_view s);
+
   // Number of records without an error (what the stages will process).
   size_t live() const {
     size_t n = 0;
     for (const auto& r : records) n += r.ok();
     return n;
   }
+
+ private:
+  std::vector<std::unique_ptr<std::string>> adopted_;
+  std::vector<std::unique_ptr<char[]>> arena_;
+  size_t arena_left_ = 0;
+  char* arena_next_ = nullptr;
 };
+
+inline std::string_view Batch::keep(std::string_view s) {
+  if (s.empty()) return {};
+  if (s.size() > arena_left_) {
+    size_t block = std::max<size_t>(s.size(), 16 * 1024);
+    arena_.push_back(std::make_unique<char[]>(block));
+    arena_next_ = arena_.back().get();
+    arena_left_ = block;
+  }
+  char* p = arena_next_;
+  std::copy(s.begin(), s.end(), p);
+  arena_next_ += s.size();
+  arena_left_ -= s.size();
+  return {p, s.size()};
+}
 
 }  // namespace logsift

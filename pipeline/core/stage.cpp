@@ -26,6 +26,7 @@ void Stage::run() {
 void Stage::fail_batch(Batch& b, const std::string& why) {
   for (auto& r : b.records)
     if (r.ok()) r.error = "internal error in " + name_ + " stage: " + why;
+  b.pending = 0;
   metrics().stage_errors.inc();
 }
 
@@ -40,8 +41,7 @@ void Stage::process_and_forward(std::unique_ptr<Batch> b) {
 }
 
 void Stage::forward(std::unique_ptr<Batch> b) {
-  if (next_ && next_->push(b)) return;
-  if (next_) b->aborted = true;  // next stage already stopped: shutting down
+  if (sink_) return sink_(std::move(b));
   if (b->on_done) {
     auto cb = std::move(b->on_done);
     cb(std::move(b));
@@ -54,20 +54,30 @@ BatchingStage::BatchingStage(std::string name, size_t mailbox_capacity, size_t m
 
 void BatchingStage::run() {
   std::vector<std::unique_ptr<Batch>> held;
+  std::vector<Batch*> group;
   while (true) {
     auto first = mailbox_.pop();
     if (!first) break;
     held.clear();
     size_t lines = (*first)->live();
     held.push_back(std::move(*first));
-    auto deadline = std::chrono::steady_clock::now() + max_delay_;
+    // Whatever queued up while the last group ran: no waiting.
     while (lines < max_lines_) {
-      auto more = mailbox_.pop_until(deadline);
-      if (!more) break;  // timed out, or closed and drained
+      auto more = mailbox_.try_pop();
+      if (!more) break;
       lines += (*more)->live();
       held.push_back(std::move(*more));
     }
-    std::vector<Batch*> group;
+    if (max_delay_.count() > 0 && lines < max_lines_) {
+      auto deadline = std::chrono::steady_clock::now() + max_delay_;
+      while (lines < max_lines_) {
+        auto more = mailbox_.pop_until(deadline);
+        if (!more) break;  // timed out, or closed and drained
+        lines += (*more)->live();
+        held.push_back(std::move(*more));
+      }
+    }
+    group.clear();
     for (auto& b : held) group.push_back(b.get());
     try {
       process_group(group);

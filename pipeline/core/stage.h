@@ -1,11 +1,13 @@
 // Actor-style stages: each stage owns its state and one thread, and receives
 // batches through a bounded Mailbox. Ownership of a Batch moves with its
-// unique_ptr: push() takes it, the stage passes it on to next_ or, at the end
-// of the chain, hands it to Batch::on_done. A stage never shares a batch.
+// unique_ptr: push() takes it, the stage processes it and hands it to its
+// sink (the pipeline's router) or, without one, to Batch::on_done. A stage
+// never shares a batch.
 #pragma once
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 #include <thread>
@@ -16,6 +18,8 @@
 
 namespace logsift {
 
+using BatchSink = std::function<void(std::unique_ptr<Batch>)>;
+
 class Stage {
  public:
   Stage(std::string name, size_t mailbox_capacity);
@@ -24,15 +28,16 @@ class Stage {
   Stage& operator=(const Stage&) = delete;
 
   const std::string& name() const { return name_; }
-  void set_next(Stage* next) { next_ = next; }
+  // Where processed batches go (set once, before start()).
+  void set_sink(BatchSink sink) { sink_ = std::move(sink); }
 
-  // Blocking enqueue (used stage to stage). On false the batch stays in `b`.
+  // Blocking enqueue. On false (stopped) the batch stays in `b`.
   bool push(std::unique_ptr<Batch>& b) { return mailbox_.push(b); }
-  // Non-blocking enqueue (used by the sockets, which pause instead of blocking).
+  // Non-blocking enqueue.
   bool try_push(std::unique_ptr<Batch>& b) { return mailbox_.try_push(b); }
 
   void start();
-  // Closes the mailbox, lets the thread drain it, joins. Call in chain order.
+  // Closes the mailbox, lets the thread drain it, joins.
   void stop();
   size_t queued() const { return mailbox_.size(); }
 
@@ -51,13 +56,16 @@ class Stage {
 
  private:
   std::string name_;
-  Stage* next_ = nullptr;
+  BatchSink sink_;
   std::thread thread_;
 };
 
-// A stage that micro-batches: it gathers queued batches until they hold
-// max_lines live records or max_delay has passed since the first one arrived
-// (Triton's two knobs), processes them together, then forwards each in order.
+// A stage that batches model work adaptively (Triton's dynamic batcher with
+// its two knobs): it takes the first queued batch and, at once, whatever else
+// is queued, up to max_lines live records, and processes them together. An
+// idle stage therefore dispatches a lone batch immediately; batches form only
+// while the stage is busy. With max_delay > 0 a group below max_lines waits
+// up to max_delay for company (more throughput per forward, more latency).
 class BatchingStage : public Stage {
  public:
   BatchingStage(std::string name, size_t mailbox_capacity, size_t max_lines, std::chrono::microseconds max_delay);

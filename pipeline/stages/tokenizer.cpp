@@ -5,29 +5,48 @@
 #include <re2/re2.h>
 #include <re2/set.h>
 
+#include "pipeline/stages/premask_lexer.h"
+
 namespace logsift {
 
 struct Premasker::Impl {
+  // Per pattern: its hand-compiled finder (built-in regexes), else its RE2.
+  std::vector<const premask::Finder*> finders;
   std::vector<std::unique_ptr<RE2>> res;
-  std::unique_ptr<RE2::Set> set;  // one DFA pass tells which patterns can match at all
+  // One DFA pass tells which RE2 patterns can match at all (null when every
+  // pattern has a finder).
+  std::unique_ptr<RE2::Set> set;
+  std::vector<int> set_index;  // RE2::Set index -> pattern index
 };
 
-Premasker::Premasker(const std::vector<PremaskPattern>& patterns) : patterns_(patterns), impl_(new Impl) {
+Premasker::Premasker(const std::vector<PremaskPattern>& patterns, bool builtin_finders)
+    : patterns_(patterns), impl_(new Impl) {
   RE2::Options opts;
   opts.set_log_errors(false);
-  impl_->set = std::make_unique<RE2::Set>(opts, RE2::UNANCHORED);
   for (size_t i = 0; i < patterns_.size(); ++i) {
+    // Every pattern is compiled by RE2, so a bad one is a config error even
+    // when a finder would run it.
     std::string where = "premask[" + std::to_string(i) + "].regex";
     auto re = std::make_unique<RE2>(patterns_[i].regex, opts);
     if (!re->ok()) throw ConfigError(where, "invalid RE2 pattern: " + re->error());
-    std::string err;
-    if (impl_->set->Add(patterns_[i].regex, &err) < 0) throw ConfigError(where, err);
+    const premask::Finder* f = builtin_finders ? premask::builtin_finder(patterns_[i].regex) : nullptr;
+    impl_->finders.push_back(f);
+    if (!f) {
+      if (!impl_->set) impl_->set = std::make_unique<RE2::Set>(opts, RE2::UNANCHORED);
+      std::string err;
+      if (impl_->set->Add(patterns_[i].regex, &err) < 0) throw ConfigError(where, err);
+      impl_->set_index.push_back(static_cast<int>(i));
+    }
     impl_->res.push_back(std::move(re));
   }
-  if (!patterns_.empty() && !impl_->set->Compile()) throw ConfigError("premask", "patterns too large to compile");
+  if (impl_->set && !impl_->set->Compile()) throw ConfigError("premask", "patterns too large to compile");
 }
 
 Premasker::~Premasker() = default;
+
+bool Premasker::all_builtin() const {
+  return std::all_of(impl_->finders.begin(), impl_->finders.end(), [](auto* f) { return f != nullptr; });
+}
 
 namespace {
 bool is_ascii_alnum(unsigned char c) {
@@ -41,23 +60,48 @@ bool has_word_char(std::string_view s) {
   return false;
 }
 
-std::vector<MaskSpan> Premasker::find(std::string_view line) const {
-  std::vector<MaskSpan> spans;
-  if (patterns_.empty() || line.empty()) return spans;
-  std::vector<int> candidates;
-  if (!impl_->set->Match(line, &candidates)) return spans;
-  std::sort(candidates.begin(), candidates.end());  // priority = config order
-
-  for (int p : candidates) {
-    const RE2& re = *impl_->res[p];
+void Premasker::find(std::string_view line, std::vector<MaskSpan>* spans) const {
+  spans->clear();
+  if (patterns_.empty() || line.empty()) return;
+  // RE2 patterns the line cannot match are skipped (the finders reject fast).
+  thread_local std::vector<int> candidates;
+  thread_local std::vector<uint8_t> re2_candidate;
+  re2_candidate.assign(patterns_.size(), 0);
+  if (impl_->set) {
+    candidates.clear();
+    if (impl_->set->Match(line, &candidates))
+      for (int c : candidates) re2_candidate[static_cast<size_t>(impl_->set_index[static_cast<size_t>(c)])] = 1;
+  }
+  // covered[i] = bytes of line[0, i) inside spans of earlier patterns: an
+  // overlap test is O(1), so the pre-mask stays linear in the line however
+  // many spans it finds (a 64 KB line of "1 1 1 ..." has 32k).
+  thread_local std::vector<uint32_t> covered;
+  bool have_covered = false;
+  const re2::StringPiece text(line.data(), line.size());
+  for (size_t p = 0; p < patterns_.size(); ++p) {
+    const premask::Finder* f = impl_->finders[p];
+    if (!f && !re2_candidate[p]) continue;
     const PremaskPattern& pat = patterns_[p];
+    if (!spans->empty() && !have_covered) {
+      covered.assign(line.size() + 1, 0);
+      for (const auto& s : *spans)
+        for (uint32_t i = s.begin; i < s.end; ++i) covered[i + 1] = 1;
+      for (size_t i = 1; i <= line.size(); ++i) covered[i] += covered[i - 1];
+      have_covered = true;
+    }
+    const size_t before = spans->size();
     size_t pos = 0;
-    re2::StringPiece m;
-    while (pos <= line.size() &&
-           re.Match(re2::StringPiece(line.data(), line.size()), pos, line.size(), RE2::UNANCHORED, &m, 1)) {
-      size_t b = static_cast<size_t>(m.data() - line.data());
-      size_t e = b + m.size();
-      if (m.empty()) {  // defensive: validate() rejects such patterns
+    while (pos <= line.size()) {
+      size_t b, e;
+      if (f) {
+        if (!f->find(line, pos, &b, &e)) break;
+      } else {
+        re2::StringPiece m;
+        if (!impl_->res[p]->Match(text, pos, line.size(), RE2::UNANCHORED, &m, 1)) break;
+        b = static_cast<size_t>(m.data() - line.data());
+        e = b + m.size();
+      }
+      if (e == b) {  // defensive: validate() rejects patterns that match empty
         pos = e + 1;
         continue;
       }
@@ -67,16 +111,11 @@ std::vector<MaskSpan> Premasker::find(std::string_view line) const {
         if (e < line.size() && is_ascii_alnum(static_cast<unsigned char>(line[e]))) ok = false;
       }
       if (ok && pat.require_digit)
-        ok = std::any_of(m.begin(), m.end(), [](char c) { return c >= '0' && c <= '9'; });
+        ok = std::any_of(line.begin() + static_cast<std::ptrdiff_t>(b), line.begin() + static_cast<std::ptrdiff_t>(e),
+                         [](char c) { return c >= '0' && c <= '9'; });
+      if (ok && have_covered) ok = covered[e] == covered[b];
       if (ok) {
-        for (const auto& s : spans)
-          if (b < s.end && s.begin < e) {
-            ok = false;
-            break;
-          }
-      }
-      if (ok) {
-        spans.push_back({static_cast<uint32_t>(b), static_cast<uint32_t>(e), p});
+        spans->push_back({static_cast<uint32_t>(b), static_cast<uint32_t>(e), static_cast<int>(p)});
         pos = e;
       } else {
         // Retry later, at the next position a match could legally start: after
@@ -88,8 +127,14 @@ std::vector<MaskSpan> Premasker::find(std::string_view line) const {
           while (pos < line.size() && is_ascii_alnum(static_cast<unsigned char>(line[pos - 1]))) ++pos;
       }
     }
+    if (spans->size() != before) have_covered = false;  // the next pattern must not overlap these either
   }
-  std::sort(spans.begin(), spans.end(), [](const MaskSpan& a, const MaskSpan& b) { return a.begin < b.begin; });
+  std::sort(spans->begin(), spans->end(), [](const MaskSpan& a, const MaskSpan& b) { return a.begin < b.begin; });
+}
+
+std::vector<MaskSpan> Premasker::find(std::string_view line) const {
+  std::vector<MaskSpan> spans;
+  find(line, &spans);
   return spans;
 }
 
@@ -110,7 +155,7 @@ void tokenize_gap(std::string_view line, uint32_t b, uint32_t e, std::vector<Tok
   while (i < e) {
     unsigned char c = static_cast<unsigned char>(line[i]);
     if (is_delimiter(c)) {
-      out->push_back({i, i + 1, TokenKind::kDelim, -1});
+      out->push_back({i, i + 1, TokenKind::kDelim, false, -1});
       ++i;
       continue;
     }
@@ -119,8 +164,8 @@ void tokenize_gap(std::string_view line, uint32_t b, uint32_t e, std::vector<Tok
     // Split trailing dots off a word ("available." / "...").
     uint32_t w = j;
     while (w > i && line[w - 1] == '.') --w;
-    if (w > i) out->push_back({i, w, TokenKind::kWord, -1});
-    for (uint32_t d = w; d < j; ++d) out->push_back({d, d + 1, TokenKind::kDelim, -1});
+    if (w > i) out->push_back({i, w, TokenKind::kWord, false, -1});
+    for (uint32_t d = w; d < j; ++d) out->push_back({d, d + 1, TokenKind::kDelim, false, -1});
     i = j;
   }
 }
@@ -128,21 +173,25 @@ void tokenize_gap(std::string_view line, uint32_t b, uint32_t e, std::vector<Tok
 
 void tokenize(std::string_view line, const std::vector<MaskSpan>& masks, std::vector<Token>* out) {
   out->clear();
+  append_tokens(line, masks, out);
+}
+
+void append_tokens(std::string_view line, const std::vector<MaskSpan>& masks, std::vector<Token>* out) {
   uint32_t pos = 0;
   for (const auto& m : masks) {
     tokenize_gap(line, pos, m.begin, out);
-    out->push_back({m.begin, m.end, TokenKind::kVar, static_cast<int16_t>(m.pattern)});
+    out->push_back({m.begin, m.end, TokenKind::kVar, false, static_cast<int16_t>(m.pattern)});
     pos = m.end;
   }
   tokenize_gap(line, pos, static_cast<uint32_t>(line.size()), out);
 }
 
-std::string render_template(std::string_view line, const std::vector<Token>& tokens) {
-  std::string t;
-  t.reserve(line.size());
+void render_template_into(std::string_view line, std::span<const Token> tokens, std::string* out) {
+  std::string& t = *out;
+  t.clear();
   bool prev_var = false;
   for (const auto& tok : tokens) {
-    if (tok.kind == TokenKind::kVar) {
+    if (tok.is_var()) {
       if (!prev_var) t += "<*>";
       prev_var = true;
     } else {
@@ -150,6 +199,12 @@ std::string render_template(std::string_view line, const std::vector<Token>& tok
       prev_var = false;
     }
   }
+}
+
+std::string render_template(std::string_view line, std::span<const Token> tokens) {
+  std::string t;
+  t.reserve(line.size());
+  render_template_into(line, tokens, &t);
   return t;
 }
 

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,11 +21,21 @@ enum class TokenKind : uint8_t {
   kVar,    // a variable: pre-masked span or a word the denoiser marked
 };
 
+// The denoiser's decision on a word token (Token::mark). The kind stays
+// kWord: model inputs are encoded from the pre-masked tokens alone.
+enum : uint8_t {
+  kMarkNone = 0,       // a constant (or a word the denoiser does not score)
+  kMarkVar = 1,        // a variable: rendered as <*>
+  kMarkUndecided = 2,  // not decided from the caches: needs the model
+};
+
 struct Token {
   uint32_t begin = 0;  // byte offsets into the line
   uint32_t end = 0;
   TokenKind kind = TokenKind::kWord;
-  int16_t pattern = -1;  // index of the pre-mask pattern for pre-masked vars
+  uint8_t mark = kMarkNone;  // word tokens: the denoiser's decision
+  int16_t pattern = -1;      // index of the pre-mask pattern for pre-masked vars
+  bool is_var() const { return kind == TokenKind::kVar || mark == kMarkVar; }
 };
 
 struct MaskSpan {
@@ -34,14 +45,23 @@ struct MaskSpan {
 
 class Premasker {
  public:
-  // Throws ConfigError naming the bad premask entry.
-  explicit Premasker(const std::vector<PremaskPattern>& patterns);
+  // Throws ConfigError naming the bad premask entry. builtin_finders = false
+  // runs every pattern through RE2 (the reference the finders are tested on).
+  explicit Premasker(const std::vector<PremaskPattern>& patterns, bool builtin_finders = true);
   ~Premasker();
   Premasker(const Premasker&) = delete;
   Premasker& operator=(const Premasker&) = delete;
 
-  // Non-overlapping variable spans, sorted by position. Earlier patterns win overlaps.
+  // Non-overlapping variable spans, sorted by position. Earlier patterns win
+  // overlaps: each pattern in config order finds its leftmost-first matches
+  // (RE2 semantics; the built-in patterns run hand-compiled finders that
+  // return exactly what RE2 would, see premask_lexer.h), skipping a match
+  // that touches an ASCII alnum (boundary), lacks a digit (require_digit) or
+  // overlaps a span of an earlier pattern. Linear in the line.
+  void find(std::string_view line, std::vector<MaskSpan>* spans) const;
   std::vector<MaskSpan> find(std::string_view line) const;
+  // True when every pattern runs a hand-compiled finder (no RE2 at run time).
+  bool all_builtin() const;
   const std::string& pattern_name(int i) const { return patterns_[i].name; }
   size_t size() const { return patterns_.size(); }
 
@@ -59,11 +79,15 @@ bool is_delimiter(unsigned char c);
 bool has_word_char(std::string_view s);
 
 // Tokenizes `line` around the pre-masked spans. Words ending in '.' have it
-// split off as a delimiter ("available." -> "available", ".").
+// split off as a delimiter ("available." -> "available", "."). tokenize()
+// replaces *out, append_tokens() appends (one vector for a whole batch).
 void tokenize(std::string_view line, const std::vector<MaskSpan>& masks, std::vector<Token>* out);
+void append_tokens(std::string_view line, const std::vector<MaskSpan>& masks, std::vector<Token>* out);
 
-// The template: tokens verbatim, variables as "<*>", adjacent variables (no
-// delimiter between them) collapsed into one.
-std::string render_template(std::string_view line, const std::vector<Token>& tokens);
+// The template: tokens verbatim, variables (pre-masked spans and words the
+// denoiser marked) as "<*>", adjacent variables (no delimiter between them)
+// collapsed into one. render_template_into() reuses *out.
+std::string render_template(std::string_view line, std::span<const Token> tokens);
+void render_template_into(std::string_view line, std::span<const Token> tokens, std::string* out);
 
 }  // namespace logsift

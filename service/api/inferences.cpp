@@ -39,7 +39,7 @@ std::optional<EnvelopeError> parse_inference(const ServerContext& ctx, const Htt
       json obj = json::parse(line, nullptr, false);
       std::optional<EnvelopeError> e;
       if (obj.is_discarded()) e = EnvelopeError{Reject::kMalformedJson, "line is not valid JSON"};
-      else e = record_from_object(obj, c, &r);
+      else e = record_from_object(obj, c, *batch, &r);
       if (e) reject_record(r, *e);  // per-line error at its position; the rest still runs
     }
     if (batch->records.empty()) return EnvelopeError{Reject::kMissingText, "empty NDJSON body"};
@@ -70,7 +70,7 @@ std::optional<EnvelopeError> parse_inference(const ServerContext& ctx, const Htt
       if (item.is_object() && !item.contains("labels") && !shared_labels.is_null()) item["labels"] = shared_labels;
       Record& r = batch->records.emplace_back();
       r.received_ms = t;
-      if (auto e = record_from_object(item, c, &r)) {
+      if (auto e = record_from_object(item, c, *batch, &r)) {
         // A JSON batch is one document: reject it whole, naming the item.
         return EnvelopeError{e->reason, "texts[" + std::to_string(i) + "]: " + e->message};
       }
@@ -78,7 +78,7 @@ std::optional<EnvelopeError> parse_inference(const ServerContext& ctx, const Htt
   } else {
     Record& r = batch->records.emplace_back();
     r.received_ms = t;
-    if (auto e = record_from_object(body, c, &r)) return e;
+    if (auto e = record_from_object(body, c, *batch, &r)) return e;
   }
   out->batch = std::move(batch);
   return std::nullopt;
@@ -101,18 +101,29 @@ void handle_inferences(ServerContext& ctx, AnyExecutor ex, HttpRequest&& req, Re
                              "shutting down"));
       return;
     }
+    // Replies are written straight into one buffer: no JSON DOM per line.
+    std::string out;
+    out.reserve(b->records.size() * 160 + 16);
     if (shape == ParsedInference::Shape::kNdjson) {
-      std::string out;
-      for (const auto& r : b->records) out += dump(record_result_json(r)) + "\n";
+      for (const auto& r : b->records) {
+        append_result_json(r, true, &out);
+        out += '\n';
+      }
       respond(make_response(version, keep_alive, http::status::ok, std::move(out), "application/x-ndjson"));
     } else if (shape == ParsedInference::Shape::kList) {
-      json results = json::array();
-      for (const auto& r : b->records) results.push_back(record_result_json(r));
-      respond(make_response(version, keep_alive, http::status::ok, dump({{"results", results}}) + "\n"));
+      out += "{\"results\":[";
+      for (size_t i = 0; i < b->records.size(); ++i) {
+        if (i) out += ',';
+        append_result_json(b->records[i], true, &out);
+      }
+      out += "]}\n";
+      respond(make_response(version, keep_alive, http::status::ok, std::move(out)));
     } else {
       const Record& r = b->records.front();
       auto status = r.ok() ? http::status::ok : http::status::internal_server_error;
-      respond(make_response(version, keep_alive, status, dump(record_result_json(r)) + "\n"));
+      append_result_json(r, true, &out);
+      out += '\n';
+      respond(make_response(version, keep_alive, status, std::move(out)));
     }
   };
   submit_with_backoff(ex, ctx.pipeline, std::move(parsed.batch), std::chrono::milliseconds(5000),

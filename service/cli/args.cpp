@@ -102,20 +102,15 @@ std::optional<int> parse_int(const std::string& s) {
 
 // Runs lines through the pipeline exactly as `cluster` does (envelopes,
 // limits), in order.
-std::vector<Record> cluster_lines(Pipeline& pipeline, const std::vector<std::string>& lines,
-                                           const Config& config) {
-  std::vector<logsift::Record> out;
-  out.reserve(lines.size());
-  const size_t chunk = 4096;
-  for (size_t begin = 0; begin < lines.size(); begin += chunk) {
-    auto batch = std::make_unique<logsift::Batch>();
-    for (size_t i = begin; i < std::min(lines.size(), begin + chunk); ++i) {
-      auto& r = batch->records.emplace_back();
-      if (auto e = logsift::record_from_line(lines[i], config, &r)) logsift::reject_record(r, *e);
-    }
-    for (auto& r : pipeline.run(std::move(batch))) out.push_back(std::move(r));
+Results cluster_lines(Pipeline& pipeline, const std::vector<std::string>& lines,
+                                     const Config& config) {
+  auto batch = std::make_unique<Batch>();
+  batch->records.reserve(lines.size());
+  for (const auto& line : lines) {
+    auto& r = batch->records.emplace_back();
+    if (auto e = record_from_line(batch->keep(line), config, *batch, &r)) reject_record(r, *e);
   }
-  return out;
+  return pipeline.run(std::move(batch));
 }
 
 }  // namespace logsift::cli

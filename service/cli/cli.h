@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iosfwd>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,9 +15,7 @@
 #include "config/config.h"
 #include "pipeline/core/record.h"
 
-namespace logsift {
-class Pipeline;
-}
+#include "pipeline/pipeline.h"
 
 namespace logsift::cli {
 
@@ -52,8 +51,8 @@ std::istream* open_input(const Args& a, const char* cmd, std::ifstream* file);
 std::optional<double> parse_double(const std::string& s);
 std::optional<int> parse_int(const std::string& s);
 // Runs lines through the pipeline exactly as `cluster` does (envelopes,
-// limits), in order.
-std::vector<Record> cluster_lines(Pipeline& pipeline, const std::vector<std::string>& lines, const Config& config);
+// limits); the batch's records are in input order.
+Results cluster_lines(Pipeline& pipeline, const std::vector<std::string>& lines, const Config& config);
 
 struct Command {
   const char* name;

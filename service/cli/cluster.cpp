@@ -1,7 +1,10 @@
 // logsift cluster: clusters lines from a file or stdin, one JSON result per line, in order.
+#include <condition_variable>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
+#include <map>
+#include <mutex>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -14,41 +17,104 @@ namespace {
 
 using nlohmann::json;
 
-// Reads lines from a file or stdin and streams results to stdout in order.
+// Reads the input in large chunks (one batch per chunk, lines are views into
+// it), clusters on the pipeline's analysis threads and writes the results in
+// input order from a writer thread (batches can finish out of order: a batch
+// with new templates waits for the models, one of seen lines does not).
 int cmd_cluster(const Args& a) {
-  std::ifstream file;
-  std::istream* in = open_input(a, "cluster", &file);
-  if (!in) return 2;
-  std::ios::sync_with_stdio(false);
-  logsift::Pipeline pipeline(a.config, nullptr);
-  const size_t chunk = 4096;
-  std::string line;
-  bool eof = false;
-  while (!eof) {
-    auto batch = std::make_unique<logsift::Batch>();
-    batch->records.reserve(chunk);
-    while (batch->records.size() < chunk) {
-      if (!std::getline(*in, line)) {
-        eof = true;
-        break;
-      }
-      auto& r = batch->records.emplace_back();
-      if (auto e = logsift::record_from_line(line, a.config, &r)) logsift::reject_record(r, *e);
+  std::FILE* in = stdin;
+  std::string path = a.positional.empty() ? "-" : a.positional[0];
+  if (path != "-") {
+    in = std::fopen(path.c_str(), "rb");
+    if (!in) {
+      std::cerr << "logsift cluster: cannot read " << path << "\n";
+      return 2;
     }
-    if (batch->records.empty()) break;
-    // Batches complete in submission order (FIFO stages), so writing from the
-    // last stage's thread keeps input order.
-    batch->on_done = [](std::unique_ptr<logsift::Batch> b) {
-      std::string out;
+  }
+  logsift::Pipeline pipeline(a.config, nullptr);
+
+  std::mutex mu;
+  std::condition_variable cv;
+  std::map<uint64_t, std::unique_ptr<logsift::Batch>> done;  // finished, not yet written
+  uint64_t submitted = 0, written = 0;
+  bool reading = true;
+  // Bounds the batches between reader and writer (a slow early batch must not
+  // let later finished ones pile up).
+  const uint64_t window = 2 * static_cast<uint64_t>(a.config.mailbox_capacity);
+
+  std::thread writer([&] {
+    std::string out;
+    std::unique_lock lock(mu);
+    while (true) {
+      cv.wait(lock, [&] { return done.count(written) || (!reading && written == submitted); });
+      if (!done.count(written)) break;
+      auto b = std::move(done[written]);
+      done.erase(written);
+      lock.unlock();
+      out.clear();
       for (const auto& r : b->records) {
-        out += logsift::record_result_json(r, false).dump(-1, ' ', false, json::error_handler_t::replace);
+        logsift::append_result_json(r, false, &out);
         out += '\n';
       }
       std::fwrite(out.data(), 1, out.size(), stdout);
+      b.reset();
+      lock.lock();
+      ++written;
+      cv.notify_all();
+    }
+  });
+
+  constexpr size_t kChunk = 1 << 20;
+  std::string carry;  // a line split across two chunks
+  bool eof = false;
+  while (!eof) {
+    std::string buf(kChunk, '\0');
+    size_t n = std::fread(buf.data(), 1, buf.size(), in);
+    buf.resize(n);
+    eof = n == 0;
+    auto batch = std::make_unique<logsift::Batch>();
+    std::string_view chunk = batch->adopt(std::move(buf));
+    auto add = [&](std::string_view line) {
+      auto& r = batch->records.emplace_back();
+      if (auto e = logsift::record_from_line(line, a.config, *batch, &r)) logsift::reject_record(r, *e);
     };
-    pipeline.submit(batch);
+    while (!chunk.empty()) {
+      auto nl = chunk.find('\n');
+      if (nl == std::string_view::npos) {
+        carry.append(chunk);
+        break;
+      }
+      if (carry.empty()) {
+        add(chunk.substr(0, nl));
+      } else {
+        carry.append(chunk.substr(0, nl));
+        add(batch->keep(carry));
+        carry.clear();
+      }
+      chunk.remove_prefix(nl + 1);
+    }
+    if (eof && !carry.empty()) add(batch->keep(carry));  // a last line without '\n'
+    if (batch->records.empty()) continue;
+    {
+      std::unique_lock lock(mu);
+      cv.wait(lock, [&] { return submitted - written < window; });
+    }
+    const uint64_t seq = submitted++;
+    batch->on_done = [&, seq](std::unique_ptr<logsift::Batch> b) {
+      std::lock_guard lock(mu);
+      done[seq] = std::move(b);
+      cv.notify_all();
+    };
+    if (!pipeline.submit(batch)) break;
   }
+  if (in != stdin) std::fclose(in);
   pipeline.stop();
+  {
+    std::lock_guard lock(mu);
+    reading = false;
+    cv.notify_all();
+  }
+  writer.join();
   std::fflush(stdout);
   if (a.has("stats")) std::cerr << pipeline.stats().dump() << "\n";
   return 0;

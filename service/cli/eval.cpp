@@ -22,7 +22,7 @@ int cmd_eval(const Args& a) {
     auto records = pipeline.run(lines);
     std::vector<logsift::eval::Prediction> out;
     out.reserve(records.size());
-    for (const auto& r : records) out.push_back({r.cluster_id, r.template_text, r.template_id});
+    for (const auto& r : records) out.push_back({r.cluster_id, std::string(r.template_text), r.template_id});
     return out;
   };
   auto report = logsift::eval::evaluate_dir(a.positional[0], fn);

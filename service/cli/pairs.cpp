@@ -91,7 +91,7 @@ int cmd_pairs(const Args& a) {
   auto side_text = [](const char* name, const std::string& text, const logsift::Record& r) {
     std::string s = std::string("  ") + name + ": " + text + "\n     ";
     if (!r.ok()) return s + "error: " + r.error + "\n";
-    return s + "cluster " + logsift::lsh::format_id(r.cluster_id) + "  template " + r.template_text + "\n";
+    return s + "cluster " + logsift::lsh::format_id(r.cluster_id) + "  template " + std::string(r.template_text) + "\n";
   };
   for (size_t i = 0; i < pairs.size(); ++i) {
     const auto& p = pairs[i];

@@ -6,12 +6,11 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/write.hpp>
 #include <boost/beast/core.hpp>
-#include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
-#include "pipeline/core/time.h"
 #include "pipeline/core/envelope.h"
 #include "pipeline/core/metrics.h"
+#include "pipeline/core/time.h"
 
 namespace logsift {
 namespace {
@@ -19,12 +18,12 @@ namespace {
 namespace beast = boost::beast;
 namespace net = boost::asio;
 using tcp = net::ip::tcp;
-using json = nlohmann::json;
+
+constexpr size_t kReadChunk = 64 * 1024;
 
 class TcpSession : public Session, public std::enable_shared_from_this<TcpSession> {
  public:
-  TcpSession(tcp::socket&& socket, ServerContext& ctx)
-      : stream_(std::move(socket)), ctx_(ctx), slot_(ctx), readbuf_(64 * 1024) {}
+  TcpSession(tcp::socket&& socket, ServerContext& ctx) : stream_(std::move(socket)), ctx_(ctx), slot_(ctx) {}
 
   void start() {
     net::dispatch(stream_.get_executor(), beast::bind_front_handler(&TcpSession::do_read, shared_from_this()));
@@ -44,12 +43,22 @@ class TcpSession : public Session, public std::enable_shared_from_this<TcpSessio
     std::unique_ptr<Batch> done;  // null while in the pipeline
   };
 
+  // Reading pauses while the connection has tcp_max_inflight_batches batches
+  // in the pipeline or tcp_max_write_queue_bytes of replies not yet taken by
+  // the client: a slow pipeline or a client that does not read pushes back
+  // through TCP flow control instead of growing memory.
+  bool paused() const {
+    return static_cast<int>(pending_.size()) >= ctx_.config.tcp_max_inflight_batches ||
+           write_queue_bytes_ >= static_cast<size_t>(ctx_.config.tcp_max_write_queue_bytes);
+  }
+
   void do_read() {
-    if (read_done_ || reading_) return;
-    if (static_cast<int>(pending_.size()) >= ctx_.config.tcp_max_inflight_batches) return;  // paused
+    if (read_done_ || reading_ || paused()) return;
     reading_ = true;
+    readbuf_.resize(kReadChunk);
     stream_.expires_after(std::chrono::milliseconds(ctx_.config.tcp_idle_timeout_ms));
-    stream_.async_read_some(net::buffer(readbuf_), beast::bind_front_handler(&TcpSession::on_read, shared_from_this()));
+    stream_.async_read_some(net::buffer(readbuf_.data(), readbuf_.size()),
+                            beast::bind_front_handler(&TcpSession::on_read, shared_from_this()));
   }
 
   void on_read(beast::error_code ec, std::size_t n) {
@@ -60,15 +69,22 @@ class TcpSession : public Session, public std::enable_shared_from_this<TcpSessio
       // A partial last line without '\n' at EOF is still a line.
       if ((ec == net::error::eof || ec == beast::error::timeout) && !partial_.empty() && !discarding_) {
         auto batch = std::make_unique<Batch>();
-        add_line(*batch, partial_);
+        now_ = now_ms();
+        add_line(*batch, batch->keep(partial_));
         partial_.clear();
         submit(std::move(batch));
       }
       return maybe_finish();
     }
+    readbuf_.resize(n);
+    now_ = now_ms();
     auto batch = std::make_unique<Batch>();
-    std::string_view chunk(readbuf_.data(), n);
+    // Zero copy: the batch adopts the read buffer and complete lines are
+    // views into it; only a line split across two reads is copied.
+    std::string_view chunk = batch->adopt(std::move(readbuf_));
+    readbuf_ = std::string();
     const size_t limit = static_cast<size_t>(ctx_.config.max_line_bytes);
+    size_t lines = 0;
     while (!chunk.empty()) {
       auto nl = chunk.find('\n');
       std::string_view piece = chunk.substr(0, nl);
@@ -89,23 +105,24 @@ class TcpSession : public Session, public std::enable_shared_from_this<TcpSessio
         partial_.append(piece);
         break;
       }
+      ++lines;
       if (partial_.empty()) {
         add_line(*batch, piece);
       } else {
         partial_.append(piece);
-        add_line(*batch, partial_);
+        add_line(*batch, batch->keep(partial_));
         partial_.clear();
       }
     }
+    metrics().tcp_lines.inc(lines);
     if (!batch->records.empty()) submit(std::move(batch));
     do_read();
   }
 
   void add_line(Batch& batch, std::string_view line) {
-    metrics().tcp_lines.inc();
     Record& r = batch.records.emplace_back();
-    r.received_ms = now_ms();
-    if (auto e = record_from_line(line, ctx_.config, &r)) reject_record(r, *e);
+    r.received_ms = now_;
+    if (auto e = record_from_line(line, ctx_.config, batch, &r)) reject_record(r, *e);
   }
 
   void submit(std::unique_ptr<Batch> batch) {
@@ -134,11 +151,13 @@ class TcpSession : public Session, public std::enable_shared_from_this<TcpSessio
       pending_.pop_front();
       if (ctx_.config.tcp_replies || b->aborted) {
         std::string out;
+        out.reserve(b->records.size() * 160);
         for (const auto& r : b->records) {
-          json j = b->aborted ? json{{"error", "shutting down"}} : record_result_json(r);
-          out += j.dump(-1, ' ', false, json::error_handler_t::replace);
+          if (b->aborted) out += "{\"error\":\"shutting down\"}";
+          else append_result_json(r, true, &out);
           out += '\n';
         }
+        write_queue_bytes_ += out.size();
         write_queue_.push_back(std::move(out));
       }
     }
@@ -154,12 +173,15 @@ class TcpSession : public Session, public std::enable_shared_from_this<TcpSessio
     net::async_write(stream_, net::buffer(write_queue_.front()),
                      [self = shared_from_this()](beast::error_code ec, std::size_t) {
                        self->writing_ = false;
+                       self->write_queue_bytes_ -= self->write_queue_.front().size();
                        self->write_queue_.pop_front();
                        if (ec) {  // client went away: drop replies, keep processing accepted lines
                          self->closed_ = true;
                          self->write_queue_.clear();
+                         self->write_queue_bytes_ = 0;
                        }
                        self->do_write();
+                       self->do_read();  // a drained write queue resumes reading
                        self->maybe_finish();
                      });
   }
@@ -175,8 +197,9 @@ class TcpSession : public Session, public std::enable_shared_from_this<TcpSessio
   beast::tcp_stream stream_;
   ServerContext& ctx_;
   ConnectionSlot slot_;
-  std::vector<char> readbuf_;
+  std::string readbuf_;
   std::string partial_;
+  int64_t now_ = 0;  // when the current chunk was read
   bool discarding_ = false;
   bool reading_ = false;
   bool read_done_ = false;
@@ -184,6 +207,7 @@ class TcpSession : public Session, public std::enable_shared_from_this<TcpSessio
   bool closed_ = false;
   std::deque<Slot> pending_;
   std::deque<std::string> write_queue_;
+  size_t write_queue_bytes_ = 0;
   beast::error_code ignored_;
 };
 

@@ -205,6 +205,41 @@ TEST_F(TcpApi, ThousandLinesInOneWriteKeepOrder) {
   EXPECT_EQ(total_count(*counts_after) - total_count(*counts_before), kLines);
 }
 
+// A batch of seen lines finishes in the analysis while an earlier batch of
+// the same connection waits for the models: replies still come back in input
+// order. The expected ids are taken afterwards over HTTP (ids are a pure
+// function of the line).
+TEST_F(TcpApi, RepliesStayInOrderWhenLaterBatchesFinishFirst) {
+  const std::vector<std::string> seen = {"User alice logged in", "Disk /dev/sda1 is full"};
+  for (const auto& t : seen) ASSERT_TRUE(is_inference_result(via_http(t)));
+  const std::vector<std::string> words = {"amber", "basalt", "cobalt", "dune", "ember", "fjord", "garnet",
+                                          "harbor", "indigo", "juniper", "kestrel", "lagoon"};
+  std::vector<std::string> sent;
+  for (int round = 0; round < 24; ++round) {
+    // A new template (two words no line had before), then seen lines, as
+    // separate writes: usually separate reads and batches on the server.
+    std::string fresh = "Migrating " + words[round % words.size()] + " vault to " +
+                        words[(round * 5 + 3) % words.size()] + " tier after rebalance";
+    ASSERT_TRUE(client_.send_all(fresh + "\n"));
+    sent.push_back(fresh);
+    std::string burst;
+    for (int k = 0; k < 3; ++k) {
+      burst += seen[k % 2] + "\n";
+      sent.push_back(seen[k % 2]);
+    }
+    ASSERT_TRUE(client_.send_all(burst));
+  }
+  std::vector<std::string> replies = client_.read_lines(sent.size(), Millis(60000));
+  ASSERT_EQ(replies.size(), sent.size()) << client_.last_error();
+  int mismatches = 0;
+  for (size_t i = 0; i < sent.size(); ++i) {
+    json want = via_http(sent[i]);
+    auto same = same_ids(json::parse(replies[i], nullptr, false), want);
+    if (!same && ++mismatches <= 3) ADD_FAILURE() << "reply " << i << " (" << sent[i] << "): " << same.message();
+  }
+  EXPECT_EQ(mismatches, 0);
+}
+
 TEST_F(TcpApi, OverlongLineGetsErrorThenConnectionStillWorks) {
   auto rejected_before = fetch_metric(http_, "logsift_rejected_total");
   ASSERT_TRUE(rejected_before.has_value());

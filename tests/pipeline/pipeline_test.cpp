@@ -1,7 +1,11 @@
 // Mailboxes, stages, micro-batching and shutdown, with tiny test stages.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include <atomic>
+#include <map>
+#include <mutex>
 #include <future>
 #include <thread>
 
@@ -15,7 +19,7 @@ namespace {
 
 std::unique_ptr<Batch> batch_of(int n, const std::string& prefix = "line") {
   auto b = std::make_unique<Batch>();
-  for (int i = 0; i < n; ++i) b->records.emplace_back().text = prefix + std::to_string(i);
+  for (int i = 0; i < n; ++i) b->records.emplace_back().text = b->keep(prefix + std::to_string(i));
   return b;
 }
 
@@ -142,6 +146,73 @@ TEST(Pipeline, StopDrainsEverythingAccepted) {
   auto late = batch_of(1);
   EXPECT_FALSE(p.submit(late));
   EXPECT_FALSE(p.try_submit(late));
+}
+
+// An idle batching stage dispatches a lone batch at once (adaptive batching):
+// with no delay configured it never waits for company.
+TEST(BatchingStage, IdleStageDispatchesALoneBatchAtOnce) {
+  RecordingBatcher st(1000000, std::chrono::microseconds(0));
+  st.start();
+  std::promise<void> done;
+  auto b = batch_of(1);
+  b->on_done = [&](std::unique_ptr<Batch>) { done.set_value(); };
+  ASSERT_TRUE(st.push(b));
+  EXPECT_EQ(done.get_future().wait_for(std::chrono::seconds(10)), std::future_status::ready);
+  st.stop();
+  EXPECT_EQ(st.group_lines, std::vector<size_t>{1});
+}
+
+// A line seen before runs to completion in the analysis: no model work, and
+// the same result as the first time.
+TEST(Pipeline, SeenLinesNeedNoModelWork) {
+  Pipeline p(Config::defaults(), nullptr);
+  std::vector<std::string> lines;
+  for (int i = 0; i < 50; ++i)
+    lines.push_back(i % 2 ? "Connection from 10.0.0." + std::to_string(i) + " port 22 closed by user"
+                          : "Job " + std::to_string(i) + " finished after " + std::to_string(i * 7) + " retries");
+  auto first = p.run(lines);
+  const auto rows = p.stats()["denoise"]["model_rows"].get<uint64_t>();
+  const auto hits = p.stats()["analysis"]["line_cache_hits"].get<uint64_t>();
+  auto second = p.run(lines);
+  EXPECT_EQ(p.stats()["denoise"]["model_rows"].get<uint64_t>(), rows);
+  EXPECT_EQ(p.stats()["analysis"]["line_cache_hits"].get<uint64_t>() - hits, lines.size());
+  for (size_t i = 0; i < lines.size(); ++i) {
+    EXPECT_EQ(first[i].cluster_id, second[i].cluster_id);
+    EXPECT_EQ(first[i].template_text, second[i].template_text);
+  }
+}
+
+// Batches may finish out of order (a batch of seen lines overtakes one that
+// waits for the models); each completes once with its own records.
+TEST(Pipeline, MixedBatchesEachCompleteWithTheirOwnRecords) {
+  Config c = Config::defaults();
+  c.inline_max_lines = 4;  // small batches analysed by the caller, larger ones by the workers
+  Pipeline p(c, nullptr);
+  std::vector<std::string> seen = {"Disk /dev/sda1 is full", "User alice logged in"};
+  auto known = p.run(seen);
+  const std::vector<std::string> seen_templates = {std::string(known[0].template_text),
+                                                   std::string(known[1].template_text)};
+  std::mutex mu;
+  std::map<int, std::vector<std::string>> got;
+  std::promise<void> all;
+  const int kBatches = 40;
+  for (int i = 0; i < kBatches; ++i) {
+    auto b = std::make_unique<Batch>();
+    const int n = i % 2 ? 2 : 30;
+    for (int k = 0; k < n; ++k) {
+      std::string t = i % 2 ? seen[k % 2] : "Shard " + std::to_string(i) + " replica event number " + std::to_string(k);
+      b->records.emplace_back().text = b->keep(t);
+    }
+    b->on_done = [&, i](std::unique_ptr<Batch> r) {
+      std::lock_guard l(mu);
+      for (const auto& rec : r->records) got[i].push_back(std::string(rec.template_text));
+      if (got.size() == kBatches) all.set_value();
+    };
+    ASSERT_TRUE(p.submit(b));
+  }
+  ASSERT_EQ(all.get_future().wait_for(std::chrono::seconds(60)), std::future_status::ready);
+  for (int i = 1; i < kBatches; i += 2) EXPECT_EQ(got[i], seen_templates);
+  for (int i = 0; i < kBatches; i += 2) EXPECT_EQ(got[i].size(), 30u);
 }
 
 TEST(Pipeline, ErrorRecordsPassThroughUntouched) {

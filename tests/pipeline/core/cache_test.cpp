@@ -3,6 +3,10 @@
 #include "pipeline/core/cache.h"
 
 #include <string>
+#include <thread>
+#include <vector>
+
+#include "pipeline/core/hash.h"
 
 #include <gtest/gtest.h>
 
@@ -39,6 +43,45 @@ TEST(GenerationalCache, SizeIsBoundedByTwoGenerations) {
     if (i >= 8) ASSERT_NE(c.get(i - 8), nullptr);  // recent keys survive
   }
   EXPECT_EQ(c.get(0), nullptr);
+}
+
+// Bounded in bytes, not only in entries: long keys fill the byte budget first.
+TEST(ConcurrentCache, BoundedInBytes) {
+  ConcurrentCache<std::string, int, StringHash> c(/*max_entries=*/1000000, /*max_bytes=*/1 << 20);
+  for (int i = 0; i < 20000; ++i) {
+    std::string key(500, static_cast<char>('a' + i % 26));
+    key += std::to_string(i);
+    c.put(key, i, key.size());
+    ASSERT_LE(c.bytes(), size_t{1} << 20);
+  }
+  EXPECT_LT(c.size(), 20000u);  // rotated
+  EXPECT_GT(c.size(), 500u);    // but kept about the budget's worth
+}
+
+TEST(ConcurrentCache, HeterogeneousLookupAndPromotion) {
+  ConcurrentCache<std::string, int, StringHash> c(64, 1 << 20);
+  c.put("connection", 1, 10);
+  std::string_view probe = "connection";  // no std::string is built for the lookup
+  ASSERT_TRUE(c.get(probe).has_value());
+  EXPECT_EQ(*c.get(probe), 1);
+  EXPECT_FALSE(c.get(std::string_view("nope")).has_value());
+  EXPECT_EQ(c.hits(), 2u);
+  EXPECT_EQ(c.misses(), 1u);
+}
+
+TEST(ConcurrentCache, SharedByThreads) {
+  ConcurrentCache<uint64_t, uint64_t, std::hash<uint64_t>> c(1 << 16, 1 << 24);
+  std::vector<std::thread> ts;
+  for (int t = 0; t < 4; ++t)
+    ts.emplace_back([&c, t] {
+      for (uint64_t i = 0; i < 20000; ++i) {
+        const uint64_t k = (i * 2654435761u) ^ static_cast<uint64_t>(t);
+        c.put(k, k + 1);
+        if (auto v = c.get(k)) ASSERT_EQ(*v, k + 1);  // a value is never torn or mixed up
+      }
+    });
+  for (auto& t : ts) t.join();
+  EXPECT_GT(c.size(), 0u);
 }
 
 }  // namespace

@@ -19,55 +19,58 @@ TEST(Utf8, ValidAndInvalid) {
 
 TEST(Envelope, HttpObject) {
   Config c = Config::defaults();
+  Batch b;  // owns what the records view
   Record r;
   auto j = nlohmann::json::parse(R"({"text": "disk full", "labels": {"service": "db", "level": "WARN"}})");
-  EXPECT_FALSE(record_from_object(j, c, &r));
+  EXPECT_FALSE(record_from_object(j, c, b, &r));
   EXPECT_EQ(r.text, "disk full");
   ASSERT_EQ(r.labels.size(), 2u);
   EXPECT_EQ(r.labels[0].first, "level");  // nlohmann objects are key-ordered
 
   Record bad;
-  EXPECT_EQ(record_from_object(nlohmann::json::parse(R"({"txt": "x"})"), c, &bad)->reason, Reject::kMissingText);
-  EXPECT_EQ(record_from_object(nlohmann::json::parse(R"({"text": 5})"), c, &bad)->reason, Reject::kWrongType);
-  EXPECT_EQ(record_from_object(nlohmann::json::parse(R"({"text": "x", "labels": [1]})"), c, &bad)->reason,
+  EXPECT_EQ(record_from_object(nlohmann::json::parse(R"({"txt": "x"})"), c, b, &bad)->reason, Reject::kMissingText);
+  EXPECT_EQ(record_from_object(nlohmann::json::parse(R"({"text": 5})"), c, b, &bad)->reason, Reject::kWrongType);
+  EXPECT_EQ(record_from_object(nlohmann::json::parse(R"({"text": "x", "labels": [1]})"), c, b, &bad)->reason,
             Reject::kWrongType);
-  EXPECT_EQ(record_from_object(nlohmann::json::parse(R"({"text": ""})"), c, &bad)->reason, Reject::kEmptyLine);
+  EXPECT_EQ(record_from_object(nlohmann::json::parse(R"({"text": ""})"), c, b, &bad)->reason, Reject::kEmptyLine);
 }
 
 TEST(Envelope, TcpLines) {
   Config c = Config::defaults();
+  Batch b;  // owns what the records view
   Record r;
-  EXPECT_FALSE(record_from_line("plain line\r", c, &r));
+  EXPECT_FALSE(record_from_line("plain line\r", c, b, &r));
   EXPECT_EQ(r.text, "plain line");
 
   Record j;
   EXPECT_FALSE(record_from_line(R"({"msg": "hello", "level": "ERROR", "host": "h1", "labels": {"service": "api"}})",
-                                c, &j));
+                                c, b, &j));
   EXPECT_EQ(j.text, "hello");
   EXPECT_EQ(j.labels.size(), 3u);
 
   Record first;  // message > msg > log > text
-  EXPECT_FALSE(record_from_line(R"({"log": "b", "message": "a"})", c, &first));
+  EXPECT_FALSE(record_from_line(R"({"log": "b", "message": "a"})", c, b, &first));
   EXPECT_EQ(first.text, "a");
 
   Record brace;  // looks like JSON but is not: a plain line
-  EXPECT_FALSE(record_from_line("{oops not json", c, &brace));
+  EXPECT_FALSE(record_from_line("{oops not json", c, b, &brace));
   EXPECT_EQ(brace.text, "{oops not json");
 
   Record none;
-  EXPECT_EQ(record_from_line(R"({"foo": 1})", c, &none)->reason, Reject::kMissingText);
-  EXPECT_EQ(record_from_line("bad \xff byte", c, &none)->reason, Reject::kInvalidUtf8);
-  EXPECT_EQ(record_from_line("", c, &none)->reason, Reject::kEmptyLine);
+  EXPECT_EQ(record_from_line(R"({"foo": 1})", c, b, &none)->reason, Reject::kMissingText);
+  EXPECT_EQ(record_from_line("bad \xff byte", c, b, &none)->reason, Reject::kInvalidUtf8);
+  EXPECT_EQ(record_from_line("", c, b, &none)->reason, Reject::kEmptyLine);
   c.max_line_bytes = 16;
-  EXPECT_EQ(record_from_line(std::string(17, 'x'), c, &none)->reason, Reject::kLineTooLong);
+  EXPECT_EQ(record_from_line(std::string(17, 'x'), c, b, &none)->reason, Reject::kLineTooLong);
 }
 
 TEST(Envelope, LabelsOverTheLimitAreDroppedAndCounted) {
   Config c = Config::defaults();
+  Batch b;  // owns what the records view
   c.max_labels = 1;
   uint64_t before = metrics().labels_dropped.get();
   Record r;
-  EXPECT_FALSE(record_from_object(nlohmann::json::parse(R"({"text": "x", "labels": {"a": "1", "b": "2"}})"), c, &r));
+  EXPECT_FALSE(record_from_object(nlohmann::json::parse(R"({"text": "x", "labels": {"a": "1", "b": "2"}})"), c, b, &r));
   EXPECT_EQ(r.labels.size(), 1u);
   EXPECT_EQ(metrics().labels_dropped.get(), before + 1);
 }
@@ -80,11 +83,12 @@ namespace {
 
 TEST(Envelope, BlankTextAndNullMessage) {
   Config c = Config::defaults();
+  Batch b;  // owns what the records view
   Record r;
-  EXPECT_EQ(record_from_line("   \t", c, &r)->reason, Reject::kEmptyLine);
-  EXPECT_EQ(record_from_object(nlohmann::json::parse(R"({"text": "  "})"), c, &r)->reason, Reject::kEmptyLine);
+  EXPECT_EQ(record_from_line("   \t", c, b, &r)->reason, Reject::kEmptyLine);
+  EXPECT_EQ(record_from_object(nlohmann::json::parse(R"({"text": "  "})"), c, b, &r)->reason, Reject::kEmptyLine);
   Record m;  // a null message key is absent: the next key is used
-  EXPECT_FALSE(record_from_line(R"({"message": null, "msg": "disk full"})", c, &m));
+  EXPECT_FALSE(record_from_line(R"({"message": null, "msg": "disk full"})", c, b, &m));
   EXPECT_EQ(m.text, "disk full");
 }
 

@@ -13,7 +13,7 @@
 
 #include "config/config.h"
 #include "models/token_scorer.h"
-#include "pipeline/stages/denoise_stage.h"
+#include "pipeline/stages/denoiser.h"
 #include "pipeline/pipeline.h"
 #include "pipeline/stages/tokenizer.h"
 
@@ -152,9 +152,10 @@ TEST(DenoiseStage, TemplatesIndependentOfHistoryAndBatching) {
     EXPECT_EQ(forward[i].template_text, again[i].template_text) << lines[i];
     EXPECT_EQ(forward[i].cluster_id, again[i].cluster_id);
   }
-  auto stats = a.stats()["denoise"];
-  EXPECT_GT(stats["tokens"].get<uint64_t>(), 0u);
-  EXPECT_GT(stats["cache_hit_rate"].get<double>(), 0.4);  // the second pass is all hits
+  auto stats = a.stats();
+  EXPECT_GT(stats["denoise"]["tokens"].get<uint64_t>(), 0u);
+  // The second pass is all hits: the line cache answers before the denoiser.
+  EXPECT_GE(stats["analysis"]["line_cache_hit_rate"].get<double>(), 0.49);
 }
 
 TEST(DenoiseStage, BadModelPathIsAClearError) {

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# logsift vs Drain3 on the same corpus, in one run, one after the other.
+#
+# Usage: bench/vs_drain3.sh BUILD_DIR [N] [SEED] [FIRST]
+#   N      corpus lines (default 1000000): bench/gen_corpus.py N SEED, loghub-style
+#          synthetic lines (zipf over templates, fresh variable values per line)
+#   FIRST  also run both on the first FIRST lines (default 200000; 0 = skip)
+#
+# Drain3 0.9.11 comes from ../shared/peers (its README: Debian's
+# python3-cachetools and python3-jsonpickle), variant "maskonly" (Drain3's
+# defaults plus the masking list of its example drain3.ini: the fair
+# comparison, logsift pre-masks too), reading the file inside the timed loop
+# (--stream) as `logsift cluster FILE` does. Both write nothing that is timed
+# beyond their own output. Prints one RESULT line per run and the ratios.
+set -euo pipefail
+BUILD=${1:?usage: $0 BUILD_DIR [N] [SEED] [FIRST]}
+N=${2:-1000000}
+SEED=${3:-42}
+FIRST=${4:-200000}
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+PEERS=${DRAIN3_PEERS:-$HERE/../../shared/peers}
+[[ -d $PEERS/drain3 ]] || { echo "vs_drain3: Drain3 not found under $PEERS (set DRAIN3_PEERS)" >&2; exit 2; }
+PY=/usr/bin/python3
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/logsift-vs-drain3.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+CORPUS=${CORPUS:-$WORK/corpus.txt}
+if [[ ! -s $CORPUS ]]; then
+  echo "generating $N lines (seed $SEED)" >&2
+  "$PY" "$HERE/gen_corpus.py" "$N" "$SEED" > "$CORPUS"
+fi
+N=$(wc -l < "$CORPUS")
+
+drain3() {  # LINES [MAX]
+  PYTHONPATH="$PEERS/drain3:$PEERS" "$PY" "$PEERS/bench_drain3.py" --stream maskonly "$CORPUS" ${2:-} \
+    | awk '/^RESULT/ {for (i = 1; i <= NF; i++) if ($i ~ /^lines_per_s=/) {split($i, a, "="); gsub(",", "", a[2]); print a[2]}}'
+}
+run() {  # FILE LINES LABEL [DRAIN3_MAX]
+  local ls d3
+  ls=$("$PY" "$HERE/run_timed.py" "logsift-$3" "$2" "$BUILD/logsift" cluster "$1")
+  echo "RESULT $ls"
+  d3=$(drain3 "$2" "${4:-}")
+  echo "RESULT drain3-$3 lines=$2 lines_per_s=$d3"
+  local lps=${ls##*lines_per_s=}; lps=${lps%% *}
+  awk -v a="$lps" -v b="$d3" -v n="$3" 'BEGIN { printf "RATIO %s logsift/drain3 = %.1fx\n", n, a / b }'
+}
+
+run "$CORPUS" "$N" "${N}"
+if [[ $FIRST -gt 0 && $FIRST -lt $N ]]; then
+  head -n "$FIRST" "$CORPUS" > "$WORK/first.txt"
+  run "$WORK/first.txt" "$FIRST" "first${FIRST}" "$FIRST"
+fi

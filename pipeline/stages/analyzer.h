@@ -1,0 +1,77 @@
+// The analysis: the pure stages of the pipeline, fused into one pass over a
+// batch, run to completion on whichever thread holds it (an io thread for a
+// small request, an analysis worker otherwise): pre-mask and tokenize, the
+// line cache, the denoiser's cached token decisions, the template and its id,
+// the template cache (template -> cluster id). A line whose work is all cache
+// hits is finished here, with no model, no timer and no other thread. What
+// the caches cannot answer is marked for the model stages (Record::pending):
+// kNeedDenoise (a token the denoiser must score), then kNeedEmbed (a template
+// the encoder has not embedded yet).
+//
+// The caches hold pure functions of their keys, so a line's result never
+// depends on which thread analysed it or what came before:
+//  - line cache: the pre-masked line (its bytes with every pre-masked span
+//    replaced by one marker byte) -> its template. The denoiser sees only
+//    that much of a line, so the template is a function of it.
+//  - template cache: template_id -> {template, cluster id}.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "config/config.h"
+#include "pipeline/core/cache.h"
+#include "pipeline/core/hash.h"
+#include "pipeline/core/record.h"
+#include "pipeline/stages/tokenizer.h"
+
+namespace logsift {
+
+class Denoiser;
+
+struct AnalyzerStats {
+  uint64_t line_cache_hits = 0, line_cache_misses = 0;
+  uint64_t template_cache_hits = 0, template_cache_misses = 0;
+};
+
+class Analyzer {
+ public:
+  enum : uint8_t { kNeedDenoise = 1, kNeedEmbed = 2 };
+
+  // denoiser may be null (denoiser_model = "none": pre-mask only).
+  Analyzer(const Config& c, Denoiser* denoiser);
+  ~Analyzer();
+
+  // The pure pass over every live record; sets Record::pending / Batch::pending.
+  void analyze(Batch& b);
+  // After the denoise stage decided the rest of the tokens: templates and the
+  // template cache for the records still marked kNeedDenoise.
+  void templates(Batch& b);
+  // The template cache, for the embed stage (a template embedded meanwhile).
+  std::optional<TemplateRef> find_template(uint64_t template_id) { return template_cache_.get(template_id); }
+  // The embed stage publishes a new template with its cluster id.
+  void publish(const Key128& line_key, bool line_cacheable, const TemplateRef& t);
+
+  AnalyzerStats stats() const;
+  size_t cache_bytes() const { return line_cache_.bytes() + template_cache_.bytes(); }
+  const Premasker& premasker() const { return premasker_; }
+
+ private:
+  void finish_template(Record& r, Batch& b);
+
+  Premasker premasker_;
+  Denoiser* denoiser_;
+  bool canonicalize_;
+  uint64_t wordless_seed_;
+  ConcurrentCache<Key128, TemplateRef, Key128Hash> line_cache_;
+  ConcurrentCache<uint64_t, TemplateRef, std::hash<uint64_t>> template_cache_;
+};
+
+// Can this line use the line cache? Its key marks pre-masked spans with 0xFF,
+// a byte valid UTF-8 never contains; a line that has one (only unvalidated
+// input, e.g. a test's raw string) is analysed without the cache.
+bool line_cacheable(std::string_view text);
+
+}  // namespace logsift

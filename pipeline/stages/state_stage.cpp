@@ -1,0 +1,161 @@
+#include "pipeline/stages/state_stage.h"
+
+#include <unordered_map>
+
+#include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
+
+#include "pipeline/core/metrics.h"
+#include "pipeline/core/time.h"
+#include "pipeline/store/catalog.h"
+
+namespace logsift {
+
+alerts::AggregatorOptions aggregator_options(const Config& c) {
+  alerts::AggregatorOptions o;
+  o.series_windows_ms = c.series_windows_ms();
+  o.buckets_per_window = c.series_buckets;
+  o.max_clusters = static_cast<size_t>(c.aggregator_max_clusters);
+  o.max_examples = c.alert_max_examples;
+  return o;
+}
+
+StateStage::StateStage(const Config& c, Catalog* catalog, AlertSink sink)
+    : Stage("state", static_cast<size_t>(c.mailbox_capacity)),
+      catalog_(catalog),
+      max_examples_(c.catalog_examples),
+      max_group_lines_(static_cast<size_t>(c.batch_max_lines) * 64),
+      agg_(aggregator_options(c)),
+      sink_(std::move(sink)) {}
+
+void StateStage::set_rules(std::vector<alerts::RuleSpec> rules) {
+  std::lock_guard lock(mu_);
+  agg_.set_rules(std::move(rules));
+}
+
+std::optional<nlohmann::json> StateStage::series(uint64_t cluster_id, int64_t window_ms) {
+  std::lock_guard lock(mu_);
+  return agg_.series(cluster_id, window_ms, now_ms());
+}
+
+void StateStage::emit(std::vector<alerts::AlertEvent>& events) {
+  if (agg_.evictions() != evictions_reported_) {
+    metrics().aggregator_evictions.inc(agg_.evictions() - evictions_reported_);
+    evictions_reported_ = agg_.evictions();
+  }
+  if (events.empty()) return;
+  metrics().alerts_raised.inc(events.size());
+  if (sink_) sink_(std::move(events));
+  events.clear();
+}
+
+void StateStage::process(Batch& b) {
+  std::vector<Batch*> one{&b};
+  apply(one);
+}
+
+void StateStage::apply(std::vector<Batch*>& group) {
+  size_t clustered = 0;
+  for (Batch* b : group)
+    for (auto& r : b->records) clustered += r.ok();
+  metrics().lines_clustered.inc(clustered);
+
+  if (catalog_) {
+    // Aggregate the group per cluster: one upsert per distinct cluster.
+    std::vector<ClusterUpdate> updates;
+    std::unordered_map<uint64_t, size_t> index;
+    std::vector<std::pair<Record*, size_t>> firsts;  // first record of each cluster in the group
+    for (Batch* b : group) {
+      for (auto& r : b->records) {
+        if (!r.ok()) continue;
+        auto [it, inserted] = index.emplace(r.cluster_id, updates.size());
+        if (inserted) {
+          ClusterUpdate u;
+          u.cluster_id = r.cluster_id;
+          u.template_id = r.template_id;
+          u.template_text = std::string(r.template_text);
+          u.first_ms = r.received_ms;
+          updates.push_back(std::move(u));
+          firsts.emplace_back(&r, it->second);
+        }
+        ClusterUpdate& u = updates[it->second];
+        u.count += 1;
+        u.last_ms = std::max(u.last_ms, r.received_ms);
+        if (static_cast<int>(u.examples.size()) < max_examples_) u.examples.emplace_back(std::string(r.text), r.labels);
+      }
+    }
+    std::vector<bool> fresh;
+    try {
+      fresh = catalog_->apply(updates);
+    } catch (const std::exception&) {
+      metrics().catalog_errors.inc();
+      throw;  // the loop marks the records failed: the caller is told, nothing is silently lost
+    }
+    uint64_t new_clusters = 0;
+    for (auto& [rec, idx] : firsts) {
+      rec->is_new = fresh[idx];
+      new_clusters += fresh[idx];
+    }
+    metrics().new_clusters.inc(new_clusters);
+  }
+
+  std::vector<alerts::AlertEvent> raised;
+  {
+    std::lock_guard lock(mu_);
+    for (Batch* b : group)
+      for (const auto& r : b->records) {
+        if (!r.ok()) continue;
+        agg_.observe(r.cluster_id, r.is_new, r.template_text, r.labels, r.text, r.received_ms, &raised);
+      }
+  }
+  emit(raised);  // outside the lock: the sink writes to SQLite
+}
+
+void StateStage::run() {
+  using clock = std::chrono::steady_clock;
+  auto next_tick = clock::now() + std::chrono::seconds(1);
+  std::vector<std::unique_ptr<Batch>> held;
+  std::vector<Batch*> group;
+  std::vector<alerts::AlertEvent> raised;
+  while (true) {
+    auto first = mailbox_.pop_until(next_tick);
+    if (first) {
+      // Group commit: everything queued meanwhile shares this transaction.
+      held.clear();
+      size_t lines = (*first)->records.size();
+      held.push_back(std::move(*first));
+      while (lines < max_group_lines_) {
+        auto more = mailbox_.try_pop();
+        if (!more) break;
+        lines += (*more)->records.size();
+        held.push_back(std::move(*more));
+      }
+      group.clear();
+      for (auto& b : held) group.push_back(b.get());
+      try {
+        apply(group);
+      } catch (const std::exception& e) {
+        spdlog::error("stage {}: {}", name(), e.what());
+        for (auto* b : group) fail_batch(*b, e.what());
+      }
+      for (auto& b : held) forward(std::move(b));
+    } else if (mailbox_.closed_and_empty()) {
+      break;
+    }
+    if (clock::now() >= next_tick) {
+      {
+        std::lock_guard lock(mu_);
+        agg_.tick(now_ms(), &raised);
+      }
+      try {
+        emit(raised);
+      } catch (const std::exception& e) {
+        spdlog::error("aggregator: alert sink: {}", e.what());
+      }
+      raised.clear();
+      next_tick = clock::now() + std::chrono::seconds(1);
+    }
+  }
+}
+
+}  // namespace logsift

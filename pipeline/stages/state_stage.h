@@ -1,0 +1,59 @@
+// The state stage: the one thread that owns what outlives a line, the
+// catalog (counts, first/last seen, examples; SQLite) and the aggregator
+// (sliding-window counts, alert rules). It takes every batch queued and
+// applies them as one group: one catalog transaction (group commit: a lone
+// request commits at once, under load many batches share a commit), then the
+// aggregator, then each batch's completion. A batch's reply is therefore sent
+// only once its lines are durable in the catalog. It ticks once a second so
+// windows close and incidents resolve with no traffic.
+//
+// The aggregator core is single-threaded; this stage serialises access to it
+// (the HTTP series reads and rule updates take the same mutex, never for long).
+#pragma once
+
+#include <functional>
+#include <mutex>
+#include <optional>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "config/config.h"
+#include "pipeline/core/stage.h"
+#include "pipeline/stages/aggregator.h"
+
+namespace logsift {
+
+class Catalog;
+
+// Called on the state thread, outside its lock, with the alerts raised.
+using AlertSink = std::function<void(std::vector<alerts::AlertEvent>&&)>;
+
+class StateStage final : public Stage {
+ public:
+  // catalog may be null: then only counts (metrics) and the aggregator.
+  StateStage(const Config& c, Catalog* catalog, AlertSink sink);
+
+  void set_rules(std::vector<alerts::RuleSpec> rules);
+  // Throws std::invalid_argument for a window that is not configured.
+  std::optional<nlohmann::json> series(uint64_t cluster_id, int64_t window_ms);
+
+ protected:
+  void process(Batch& b) override;
+  void run() override;
+
+ private:
+  void apply(std::vector<Batch*>& group);
+  void emit(std::vector<alerts::AlertEvent>& events);
+
+  Catalog* catalog_;
+  int max_examples_;
+  size_t max_group_lines_;
+  std::mutex mu_;
+  alerts::Aggregator agg_;
+  AlertSink sink_;
+  uint64_t evictions_reported_ = 0;
+};
+
+alerts::AggregatorOptions aggregator_options(const Config& c);
+
+}  // namespace logsift
