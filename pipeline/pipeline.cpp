@@ -71,12 +71,16 @@ struct Pipeline::Impl {
     if (stopping || full()) return false;
     ++inflight_batches;
     inflight_lines += lines;
+    metrics().inflight_batches.set(static_cast<int64_t>(inflight_batches));
+    metrics().inflight_lines.set(static_cast<int64_t>(inflight_lines));
     return true;
   }
 
   void analyze(Batch& b) {
+    const int64_t t0 = mono_ns();
     try {
       analyzer->analyze(b);
+      metrics().time(StageTimer::kAnalysis, mono_ns() - t0);
     } catch (const std::exception& e) {
       spdlog::error("analysis: {}", e.what());
       for (auto& r : b.records)
@@ -92,11 +96,11 @@ struct Pipeline::Impl {
     // these pushes never wait; they fail only after stop(), which is after
     // every admitted batch completed.
     if (b->pending & Analyzer::kNeedDenoise) {
-      if (denoise && denoise->push(b)) return;
+      if (denoise && denoise->push(b)) return metrics().denoise_queue.set(static_cast<int64_t>(denoise->queued()));
     } else if (b->pending & Analyzer::kNeedEmbed) {
-      if (embed->push(b)) return;
+      if (embed->push(b)) return metrics().embed_queue.set(static_cast<int64_t>(embed->queued()));
     } else if (state) {
-      if (state->push(b)) return;
+      if (state->push(b)) return metrics().state_queue.set(static_cast<int64_t>(state->queued()));
     } else {
       return complete(std::move(b));
     }
@@ -106,6 +110,7 @@ struct Pipeline::Impl {
 
   void complete(std::unique_ptr<Batch> b) {
     const size_t lines = b->records.size();
+    metrics().time(StageTimer::kBatch, mono_ns() - b->admitted_ns);
     if (!state) {
       size_t ok = 0;
       for (const auto& r : b->records) ok += r.ok();
@@ -123,11 +128,14 @@ struct Pipeline::Impl {
       std::lock_guard lock(mu);
       --inflight_batches;
       inflight_lines -= lines;
+      metrics().inflight_batches.set(static_cast<int64_t>(inflight_batches));
+      metrics().inflight_lines.set(static_cast<int64_t>(inflight_lines));
     }
     room.notify_all();
   }
 
   void route(std::unique_ptr<Batch> b) {
+    b->admitted_ns = mono_ns();
     metrics().lines_total.inc(b->live());
     if (b->records.size() <= static_cast<size_t>(config.inline_max_lines)) {
       analyze(*b);  // run to completion on the caller's thread
@@ -135,8 +143,9 @@ struct Pipeline::Impl {
     }
     if (!work.push(b)) {
       b->aborted = true;
-      complete(std::move(b));
+      return complete(std::move(b));
     }
+    metrics().analysis_queue.set(static_cast<int64_t>(work.size()));
   }
 
   void worker() {
@@ -162,6 +171,8 @@ Pipeline::Pipeline(const Config& config, Catalog* catalog,
   s.embed = std::make_unique<EmbedStage>(config, std::move(encoder), s.analyzer.get());
   if (catalog) s.state = std::make_unique<StateStage>(config, catalog, std::move(sink));
   auto dispatch = [&s](std::unique_ptr<Batch> b) { s.dispatch(std::move(b)); };
+  if (s.denoise) s.denoise->set_timer(StageTimer::kDenoise);
+  s.embed->set_timer(StageTimer::kEmbed);
   if (s.denoise) s.denoise->set_sink(dispatch);
   s.embed->set_sink(dispatch);
   if (s.state) s.state->set_sink([&s](std::unique_ptr<Batch> b) { s.complete(std::move(b)); });

@@ -1,5 +1,6 @@
 #include "pipeline/core/metrics.h"
 
+#include <chrono>
 #include <sstream>
 
 namespace logsift {
@@ -24,6 +25,26 @@ std::string_view reject_reason_name(Reject r) {
     case Reject::kCount: break;
   }
   return "unknown";
+}
+
+int64_t mono_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+void Histogram::write(std::ostream& o, const std::string& name, const std::string& labels) const {
+  uint64_t cum = 0;
+  const std::string sep = labels.empty() ? "" : labels + ",";
+  for (size_t i = 0; i < buckets.size(); ++i) {
+    cum += buckets[i].load(std::memory_order_relaxed);
+    o << name << "_bucket{" << sep << "le=\"";
+    if (i < kBounds.size()) o << kBounds[i];
+    else o << "+Inf";
+    o << "\"} " << cum << '\n';
+  }
+  o << name << "_sum" << (labels.empty() ? "" : "{" + labels + "}") << ' '
+    << static_cast<double>(sum_ns.load(std::memory_order_relaxed)) * 1e-9 << '\n';
+  o << name << "_count" << (labels.empty() ? "" : "{" + labels + "}") << ' ' << cum << '\n';
 }
 
 Metrics& metrics() {
@@ -68,6 +89,27 @@ std::string Metrics::prometheus() const {
   counter("logsift_denoise_model_rows_total", "Rows run through the denoiser model.", denoise_model_rows.get());
   o << "# HELP logsift_connections_active Open HTTP and TCP connections.\n"
     << "# TYPE logsift_connections_active gauge\nlogsift_connections_active " << connections_active.get() << '\n';
+  auto gauge = [&](const char* name, const char* help, int64_t v) {
+    o << "# HELP " << name << ' ' << help << "\n# TYPE " << name << " gauge\n" << name << ' ' << v << '\n';
+  };
+  gauge("logsift_inflight_batches", "Batches admitted to the pipeline and not finished.", inflight_batches.get());
+  gauge("logsift_inflight_lines", "Lines admitted to the pipeline and not finished.", inflight_lines.get());
+  o << "# HELP logsift_stage_queue_batches Batches waiting for a pipeline stage.\n"
+       "# TYPE logsift_stage_queue_batches gauge\n";
+  o << "logsift_stage_queue_batches{stage=\"analysis\"} " << analysis_queue.get() << '\n';
+  o << "logsift_stage_queue_batches{stage=\"denoise\"} " << denoise_queue.get() << '\n';
+  o << "logsift_stage_queue_batches{stage=\"embed\"} " << embed_queue.get() << '\n';
+  o << "logsift_stage_queue_batches{stage=\"state\"} " << state_queue.get() << '\n';
+  static const char* kStages[] = {"analysis", "denoise", "embed", "state", "commit", "batch"};
+  o << "# HELP logsift_stage_duration_seconds Time per unit of work: a batch's analysis, a model stage's group,"
+       " a state group, the catalog commit, a batch from admission to reply.\n"
+       "# TYPE logsift_stage_duration_seconds histogram\n";
+  for (size_t i = 0; i < stage_seconds.size(); ++i)
+    stage_seconds[i].write(o, "logsift_stage_duration_seconds", std::string("stage=\"") + kStages[i] + "\"");
+  o << "# HELP logsift_http_request_duration_seconds HTTP requests, read to reply.\n"
+       "# TYPE logsift_http_request_duration_seconds histogram\n";
+  http_inference_seconds.write(o, "logsift_http_request_duration_seconds", "route=\"inferences\"");
+  http_other_seconds.write(o, "logsift_http_request_duration_seconds", "route=\"other\"");
   o << "# HELP logsift_rejected_total Input rejected, by reason.\n# TYPE logsift_rejected_total counter\n";
   for (size_t i = 0; i < rejected.size(); ++i)
     o << "logsift_rejected_total{reason=\"" << reject_reason_name(static_cast<Reject>(i)) << "\"} "

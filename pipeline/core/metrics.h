@@ -5,6 +5,7 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <ostream>
 #include <string>
 #include <string_view>
 
@@ -19,7 +20,37 @@ struct Counter {
 struct Gauge {
   std::atomic<int64_t> v{0};
   void add(int64_t n) { v.fetch_add(n, std::memory_order_relaxed); }
+  void set(int64_t n) { v.store(n, std::memory_order_relaxed); }
   int64_t get() const { return v.load(std::memory_order_relaxed); }
+};
+
+// A Prometheus histogram of durations: fixed buckets from 25 us to 10 s,
+// lock-free observe() (one atomic add per bucket hit, sum in nanoseconds).
+struct Histogram {
+  static constexpr std::array<double, 18> kBounds = {25e-6, 50e-6, 100e-6, 250e-6, 500e-6, 1e-3,  2.5e-3,
+                                                     5e-3,  10e-3, 25e-3,  50e-3,  100e-3, 250e-3, 500e-3,
+                                                     1.0,   2.5,   5.0,    10.0};
+  std::array<std::atomic<uint64_t>, kBounds.size() + 1> buckets{};  // last: +Inf
+  std::atomic<uint64_t> sum_ns{0};
+  void observe_ns(int64_t ns) {
+    const double s = static_cast<double>(ns) * 1e-9;
+    size_t i = 0;
+    while (i < kBounds.size() && s > kBounds[i]) ++i;
+    buckets[i].fetch_add(1, std::memory_order_relaxed);
+    sum_ns.fetch_add(static_cast<uint64_t>(ns < 0 ? 0 : ns), std::memory_order_relaxed);
+  }
+  void write(std::ostream& o, const std::string& name, const std::string& labels) const;
+};
+
+// Where a duration is measured (logsift_stage_duration_seconds{stage=...}).
+enum class StageTimer : int {
+  kAnalysis,     // the pure pass over a batch
+  kDenoise,      // a denoise stage group (model forwards included)
+  kEmbed,        // an embed stage group
+  kState,        // a state stage group (catalog commit + aggregator)
+  kCommit,       // the catalog transaction alone
+  kBatch,        // a batch from admission to its callback
+  kCount
 };
 
 // Why input was rejected (logsift_rejected_total{reason=...}).
@@ -71,11 +102,20 @@ struct Metrics {
   Counter denoise_token_cache_hits;
   Counter denoise_model_rows;
   std::array<Counter, static_cast<size_t>(Reject::kCount)> rejected;
+  std::array<Histogram, static_cast<size_t>(StageTimer::kCount)> stage_seconds;
+  Histogram http_inference_seconds;  // POST /inferences: request read -> reply handed to the socket
+  Histogram http_other_seconds;      // every other route
+  Gauge inflight_batches, inflight_lines;
+  Gauge denoise_queue, embed_queue, state_queue, analysis_queue;  // batches waiting in each stage
 
   void reject(Reject r) { rejected[static_cast<size_t>(r)].inc(); }
+  void time(StageTimer t, int64_t ns) { stage_seconds[static_cast<size_t>(t)].observe_ns(ns); }
   std::string prometheus() const;
 };
 
 Metrics& metrics();
+
+// Monotonic nanoseconds for durations.
+int64_t mono_ns();
 
 }  // namespace logsift

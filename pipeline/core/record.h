@@ -81,6 +81,7 @@ struct Batch {
   std::vector<Record> records;
   BatchCallback on_done;
   bool aborted = false;  // the pipeline stopped before finishing it
+  int64_t admitted_ns = 0;  // mono_ns() at admission (logsift_stage_duration_seconds{stage="batch"})
 
   // Tokens of every record (Record::tok_begin/tok_end), one allocation per batch.
   std::vector<Token> tokens;

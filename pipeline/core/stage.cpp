@@ -79,12 +79,14 @@ void BatchingStage::run() {
     }
     group.clear();
     for (auto& b : held) group.push_back(b.get());
+    const int64_t t0 = mono_ns();
     try {
       process_group(group);
     } catch (const std::exception& e) {
       spdlog::error("stage {}: {}", name(), e.what());
       for (auto* b : group) fail_batch(*b, e.what());
     }
+    if (timer_ != StageTimer::kCount) metrics().time(timer_, mono_ns() - t0);
     metrics().micro_batches.inc();
     metrics().micro_batch_lines.inc(lines);
     for (auto& b : held) forward(std::move(b));

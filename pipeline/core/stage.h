@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "pipeline/core/mailbox.h"
+#include "pipeline/core/metrics.h"
 #include "pipeline/core/record.h"
 
 namespace logsift {
@@ -28,6 +29,8 @@ class Stage {
   Stage& operator=(const Stage&) = delete;
 
   const std::string& name() const { return name_; }
+  // The histogram that times this stage's work units (kCount: none).
+  void set_timer(StageTimer t) { timer_ = t; }
   // Where processed batches go (set once, before start()).
   void set_sink(BatchSink sink) { sink_ = std::move(sink); }
 
@@ -53,6 +56,7 @@ class Stage {
   void fail_batch(Batch& b, const std::string& why);
 
   Mailbox<std::unique_ptr<Batch>> mailbox_;
+  StageTimer timer_ = StageTimer::kCount;
 
  private:
   std::string name_;

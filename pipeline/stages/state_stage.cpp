@@ -85,8 +85,10 @@ void StateStage::apply(std::vector<Batch*>& group) {
       }
     }
     std::vector<bool> fresh;
+    const int64_t t0 = mono_ns();
     try {
       fresh = catalog_->apply(updates);
+      metrics().time(StageTimer::kCommit, mono_ns() - t0);
     } catch (const std::exception&) {
       metrics().catalog_errors.inc();
       throw;  // the loop marks the records failed: the caller is told, nothing is silently lost
@@ -132,8 +134,10 @@ void StateStage::run() {
       }
       group.clear();
       for (auto& b : held) group.push_back(b.get());
+      const int64_t t0 = mono_ns();
       try {
         apply(group);
+        metrics().time(StageTimer::kState, mono_ns() - t0);
       } catch (const std::exception& e) {
         spdlog::error("stage {}: {}", name(), e.what());
         for (auto* b : group) fail_batch(*b, e.what());

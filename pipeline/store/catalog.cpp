@@ -46,62 +46,92 @@ Catalog::Catalog(const std::string& data_dir, int max_examples) : max_examples_(
   writer_->exec("PRAGMA journal_mode=WAL");
   writer_->exec("PRAGMA synchronous=NORMAL");
   writer_->exec(
-       "CREATE TABLE IF NOT EXISTS clusters("
-       " cluster_id INTEGER PRIMARY KEY, template_id INTEGER NOT NULL, template TEXT NOT NULL,"
-       " count INTEGER NOT NULL, first_seen_ms INTEGER NOT NULL, last_seen_ms INTEGER NOT NULL);"
-       "CREATE INDEX IF NOT EXISTS clusters_by_count ON clusters(count DESC, cluster_id);"
-       "CREATE TABLE IF NOT EXISTS examples("
-       " cluster_id INTEGER NOT NULL, seq INTEGER NOT NULL, text TEXT NOT NULL, labels TEXT NOT NULL,"
-       " ts_ms INTEGER NOT NULL, PRIMARY KEY(cluster_id, seq)) WITHOUT ROWID;"
-       "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);"
-       "INSERT OR IGNORE INTO meta(key, value) VALUES('schema_version', '1');");
-  upsert_ = std::make_unique<Stmt>(*writer_,
-              "INSERT INTO clusters(cluster_id, template_id, template, count, first_seen_ms, last_seen_ms)"
-              " VALUES(?1, ?2, ?3, ?4, ?5, ?6)"
-              " ON CONFLICT(cluster_id) DO UPDATE SET count = count + excluded.count,"
-              " last_seen_ms = max(last_seen_ms, excluded.last_seen_ms)"
-              " RETURNING count", true);
-  example_ = std::make_unique<Stmt>(*writer_,
-      "INSERT OR IGNORE INTO examples(cluster_id, seq, text, labels, ts_ms) VALUES(?1, ?2, ?3, ?4, ?5)", true);
+      "CREATE TABLE IF NOT EXISTS clusters("
+      " cluster_id INTEGER PRIMARY KEY, template_id INTEGER NOT NULL, template TEXT NOT NULL,"
+      " count INTEGER NOT NULL, first_seen_ms INTEGER NOT NULL, last_seen_ms INTEGER NOT NULL);"
+      "CREATE INDEX IF NOT EXISTS clusters_by_count ON clusters(count DESC, cluster_id);"
+      "CREATE TABLE IF NOT EXISTS examples("
+      " cluster_id INTEGER NOT NULL, seq INTEGER NOT NULL, text TEXT NOT NULL, labels TEXT NOT NULL,"
+      " ts_ms INTEGER NOT NULL, PRIMARY KEY(cluster_id, seq)) WITHOUT ROWID;"
+      "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+      "INSERT OR IGNORE INTO meta(key, value) VALUES('schema_version', '1');");
+  upsert_ = std::make_unique<Stmt>(
+      *writer_,
+      "INSERT INTO clusters(cluster_id, template_id, template, count, first_seen_ms, last_seen_ms)"
+      " VALUES(?1, ?2, ?3, ?4, ?5, ?6)"
+      " ON CONFLICT(cluster_id) DO UPDATE SET count = count + excluded.count,"
+      " last_seen_ms = max(last_seen_ms, excluded.last_seen_ms)"
+      " RETURNING count",
+      true);
+  example_ = std::make_unique<Stmt>(
+      *writer_, "INSERT OR IGNORE INTO examples(cluster_id, seq, text, labels, ts_ms) VALUES(?1, ?2, ?3, ?4, ?5)",
+      true);
+  tx_ = std::make_unique<sqlite::PreparedTransactions>(*writer_);
   reader_ = std::make_unique<sqlite::Db>(path_, "catalog", /*read_only=*/true);
+  writer_->exec("PRAGMA wal_autocheckpoint=0");
+  checkpointer_db_ = std::make_unique<sqlite::Db>(path_, "catalog");
+  checkpointer_ = std::thread([this] { checkpoint_loop(); });
 }
 
-Catalog::~Catalog() = default;
+Catalog::~Catalog() {
+  {
+    std::lock_guard lock(checkpoint_mu_);
+    stopping_ = true;
+  }
+  checkpoint_cv_.notify_all();
+  if (checkpointer_.joinable()) checkpointer_.join();
+}
+
+void Catalog::checkpoint_loop() {
+  std::unique_lock lock(checkpoint_mu_);
+  while (!checkpoint_cv_.wait_for(lock, std::chrono::milliseconds(500), [this] { return stopping_; })) {
+    lock.unlock();
+    // PASSIVE: copies what it can without blocking the writer or readers;
+    // the WAL's checkpointed frames are then reused from its start.
+    sqlite3_wal_checkpoint_v2(checkpointer_db_->get(), nullptr, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
+    lock.lock();
+  }
+}
 
 std::vector<bool> Catalog::apply(const std::vector<ClusterUpdate>& updates) {
   std::vector<bool> is_new(updates.size(), false);
   if (updates.empty()) return is_new;
   Stmt& upsert = *upsert_;
   Stmt& example = *example_;
-  sqlite::Transaction tx(*writer_);
-  for (size_t i = 0; i < updates.size(); ++i) {
-    const auto& u = updates[i];
-    upsert.reset();
-    upsert.bind(1, as_i64(u.cluster_id))
-        .bind(2, as_i64(u.template_id))
-        .bind(3, u.template_text)
-        .bind(4, static_cast<int64_t>(u.count))
-        .bind(5, u.first_ms)
-        .bind(6, u.last_ms);
-    if (!upsert.step()) writer_->fail("upsert returned no row");
-    int64_t total = upsert.col_int(0);
-    upsert.step();  // finish the statement
-    upsert.reset();
-    int64_t before = total - static_cast<int64_t>(u.count);
-    is_new[i] = before == 0;
-    // Keep the first max_examples lines of the cluster's life.
-    for (size_t e = 0; e < u.examples.size() && before + static_cast<int64_t>(e) < max_examples_; ++e) {
-      example.reset();
-      example.bind(1, as_i64(u.cluster_id))
-          .bind(2, before + static_cast<int64_t>(e))
-          .bind(3, u.examples[e].first)
-          .bind(4, labels_json(u.examples[e].second).dump())
-          .bind(5, u.last_ms);
-      example.step();
-      example.reset();
+  tx_->begin();
+  try {
+    for (size_t i = 0; i < updates.size(); ++i) {
+      const auto& u = updates[i];
+      upsert.reset();
+      upsert.bind(1, as_i64(u.cluster_id))
+          .bind(2, as_i64(u.template_id))
+          .bind(3, u.template_text)
+          .bind(4, static_cast<int64_t>(u.count))
+          .bind(5, u.first_ms)
+          .bind(6, u.last_ms);
+      if (!upsert.step()) writer_->fail("upsert returned no row");
+      int64_t total = upsert.col_int(0);
+      upsert.step();  // finish the statement
+      upsert.reset();
+      int64_t before = total - static_cast<int64_t>(u.count);
+      is_new[i] = before == 0;
+      // Keep the first max_examples lines of the cluster's life.
+      for (size_t e = 0; e < u.examples.size() && before + static_cast<int64_t>(e) < max_examples_; ++e) {
+        example.reset();
+        example.bind(1, as_i64(u.cluster_id))
+            .bind(2, before + static_cast<int64_t>(e))
+            .bind(3, u.examples[e].first)
+            .bind(4, labels_json(u.examples[e].second).dump())
+            .bind(5, u.last_ms);
+        example.step();
+        example.reset();
+      }
     }
+    tx_->commit();
+  } catch (...) {
+    tx_->rollback();
+    throw;
   }
-  tx.commit();
   return is_new;
 }
 
@@ -135,7 +165,8 @@ std::optional<json> Catalog::get(uint64_t cluster_id) {
     Stmt e(*reader_, "SELECT text, labels, ts_ms FROM examples WHERE cluster_id = ?1 ORDER BY seq");
     e.bind(1, as_i64(cluster_id));
     while (e.step())
-      ex.push_back({{"text", e.col_text(0)}, {"labels", json::parse(e.col_text(1), nullptr, false)},
+      ex.push_back({{"text", e.col_text(0)},
+                    {"labels", json::parse(e.col_text(1), nullptr, false)},
                     {"seen", format_time_ms(e.col_int(2))}});
     (*out)["examples"] = std::move(ex);
   }

@@ -6,7 +6,9 @@
 
 #include <cstdint>
 #include <memory>
+#include <condition_variable>
 #include <mutex>
+#include <thread>
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,6 +23,7 @@ namespace logsift {
 namespace sqlite {
 class Db;
 class Stmt;
+class PreparedTransactions;
 }  // namespace sqlite
 
 struct ClusterUpdate {
@@ -48,7 +51,7 @@ class Catalog {
   // Thread-safe reads. {"clusters": [...], "total": N}, by count descending.
   nlohmann::json list(int64_t limit, int64_t offset);
   std::optional<nlohmann::json> get(uint64_t cluster_id);
-  // Checkpoints the WAL (called at shutdown).
+  // Checkpoints the WAL and truncates it (called at shutdown).
   void checkpoint();
   const std::string& path() const { return path_; }
 
@@ -57,7 +60,17 @@ class Catalog {
   int max_examples_;
   std::unique_ptr<sqlite::Db> writer_, reader_;
   std::unique_ptr<sqlite::Stmt> upsert_, example_;  // prepared once, reused by apply()
+  std::unique_ptr<sqlite::PreparedTransactions> tx_;
   std::mutex reader_mu_;
+  // WAL checkpoints run here, not inside a commit: SQLite's automatic
+  // checkpoint (every 1000 pages, fsync included) would stall the writer and
+  // every reply waiting on it for milliseconds.
+  void checkpoint_loop();
+  std::unique_ptr<sqlite::Db> checkpointer_db_;
+  std::thread checkpointer_;
+  std::mutex checkpoint_mu_;
+  std::condition_variable checkpoint_cv_;
+  bool stopping_ = false;
 };
 
 

@@ -83,4 +83,37 @@ void Transaction::commit() {
   open_ = false;
 }
 
+PreparedTransactions::PreparedTransactions(Db& db) : db_(db) {
+  auto prep = [&](const char* sql, sqlite3_stmt** out) {
+    if (sqlite3_prepare_v3(db.get(), sql, -1, SQLITE_PREPARE_PERSISTENT, out, nullptr) != SQLITE_OK)
+      db.fail(std::string("prepare ") + sql);
+  };
+  prep("BEGIN IMMEDIATE", &begin_);
+  prep("COMMIT", &commit_);
+  prep("ROLLBACK", &rollback_);
+}
+
+PreparedTransactions::~PreparedTransactions() {
+  sqlite3_finalize(begin_);
+  sqlite3_finalize(commit_);
+  sqlite3_finalize(rollback_);
+}
+
+void PreparedTransactions::begin() {
+  int rc = sqlite3_step(begin_);
+  sqlite3_reset(begin_);
+  if (rc != SQLITE_DONE) db_.fail("BEGIN");
+}
+
+void PreparedTransactions::commit() {
+  int rc = sqlite3_step(commit_);
+  sqlite3_reset(commit_);
+  if (rc != SQLITE_DONE) db_.fail("COMMIT");
+}
+
+void PreparedTransactions::rollback() noexcept {
+  sqlite3_step(rollback_);
+  sqlite3_reset(rollback_);
+}
+
 }  // namespace logsift::sqlite

@@ -74,4 +74,19 @@ class Transaction {
   bool open_ = true;
 };
 
+// The same with BEGIN / COMMIT / ROLLBACK prepared once (a writer that
+// commits thousands of times a second does not re-parse them).
+class PreparedTransactions {
+ public:
+  explicit PreparedTransactions(Db& db);
+  ~PreparedTransactions();
+  void begin();
+  void commit();
+  void rollback() noexcept;
+
+ private:
+  Db& db_;
+  sqlite3_stmt *begin_ = nullptr, *commit_ = nullptr, *rollback_ = nullptr;
+};
+
 }  // namespace logsift::sqlite

@@ -62,6 +62,11 @@ class HttpSession : public Session, public std::enable_shared_from_this<HttpSess
       return do_close();
     }
     stream_.expires_never();  // the pipeline may take a moment; the reply write re-arms it
+    request_ns_ = mono_ns();
+    {
+      auto target = parser_->get().target();
+      inference_ = target.size() >= 11 && target.substr(0, 11) == "/inferences";
+    }
     handle_http_request(ctx_, stream_.get_executor(), parser_->release(),
                         [self = shared_from_this()](HttpResponse res) {
                           net::post(self->stream_.get_executor(),
@@ -75,6 +80,10 @@ class HttpSession : public Session, public std::enable_shared_from_this<HttpSess
   }
 
   void send(HttpResponse res) {
+    if (request_ns_) {
+      (inference_ ? metrics().http_inference_seconds : metrics().http_other_seconds).observe_ns(mono_ns() - request_ns_);
+      request_ns_ = 0;
+    }
     if (draining_) res.keep_alive(false);
     auto sp = std::make_shared<HttpResponse>(std::move(res));
     stream_.expires_after(std::chrono::milliseconds(ctx_.config.http_idle_timeout_ms));
@@ -113,6 +122,8 @@ class HttpSession : public Session, public std::enable_shared_from_this<HttpSess
   ConnectionSlot slot_;
   bool reading_ = false;
   bool draining_ = false;
+  int64_t request_ns_ = 0;  // when the request in progress was read
+  bool inference_ = false;
   std::shared_ptr<std::array<char, 8192>> drain_buf_;
   beast::error_code ignored_;
 };
