@@ -1,5 +1,9 @@
 #include "config/config.h"
 
+#include <boost/asio/ip/address.hpp>
+#include <boost/asio/ip/network_v4.hpp>
+#include <boost/asio/ip/network_v6.hpp>
+
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
@@ -108,7 +112,7 @@ json get_premask(const Config& c) {
 const std::vector<KeyDesc>& key_table() {
   static const std::vector<KeyDesc> table = {
       LS_STR(http_host), LS_INT(http_port), LS_STR(tcp_host), LS_INT(tcp_port), LS_INT(io_threads),
-      LS_STR(data_dir), LS_INT(max_connections), LS_INT(max_body_bytes), LS_INT(max_header_bytes),
+      LS_STR(data_dir), LS_INT(max_http_connections), LS_INT(max_tcp_connections), LS_INT(max_body_bytes), LS_INT(max_header_bytes),
       LS_INT(max_line_bytes), LS_INT(max_lines_per_request), LS_INT(http_idle_timeout_ms),
       LS_INT(tcp_idle_timeout_ms), LS_BOOL(tcp_replies), LS_INT(tcp_max_inflight_batches), LS_INT(tcp_max_write_queue_bytes),
       LS_INT(max_labels), LS_INT(shutdown_grace_ms), LS_INT(mailbox_capacity), LS_INT(max_inflight_lines),
@@ -124,7 +128,9 @@ const std::vector<KeyDesc>& key_table() {
       LS_INT(alert_threshold_window_ms), LS_DOUBLE(alert_spike_factor), LS_INT(alert_spike_min_count),
       LS_INT(alert_spike_window_ms), LS_INT(alert_max_examples), LS_INT(delivery_timeout_ms),
       LS_INT(delivery_first_retry_ms), LS_INT(delivery_max_backoff_ms), LS_INT(delivery_max_attempts),
-      LS_INT(delivery_max_age_ms), LS_INT(delivery_concurrency), LS_STR(alert_external_url), LS_STR(log_level),
+      LS_INT(delivery_max_age_ms), LS_INT(delivery_concurrency), LS_INT(max_subscriptions),
+      LS_INT(max_rules_per_subscription), LS_INT(outbox_retention_ms), LS_STR(alert_external_url), LS_STR(webhook_allow_cidrs), LS_STR(log_level),
+      LS_STR(admin_token), LS_STR(ingest_token),
       KeyDesc{"premask", set_premask, get_premask},
   };
   return table;
@@ -238,7 +244,8 @@ void Config::validate() const {
   if (tcp_host.empty()) throw ConfigError("tcp_host", "must not be empty");
   require_range("io_threads", io_threads, 1, 64);
   if (data_dir.empty()) throw ConfigError("data_dir", "must not be empty");
-  require_range("max_connections", max_connections, 1, 1000000);
+  require_range("max_http_connections", max_http_connections, 1, 1000000);
+  require_range("max_tcp_connections", max_tcp_connections, 1, 1000000);
   require_range("max_body_bytes", max_body_bytes, 1024, int64_t{1} << 32);
   require_range("max_header_bytes", max_header_bytes, 1024, 1 << 20);
   require_range("max_line_bytes", max_line_bytes, 16, 16 << 20);
@@ -302,6 +309,30 @@ void Config::validate() const {
   require_range("delivery_max_attempts", delivery_max_attempts, 1, 1000);
   require_range("delivery_max_age_ms", delivery_max_age_ms, 1000, int64_t{365} * 86400000);
   require_range("delivery_concurrency", delivery_concurrency, 1, 256);
+  require_range("max_subscriptions", max_subscriptions, 1, 1000000);
+  require_range("max_rules_per_subscription", max_rules_per_subscription, 1, 10000);
+  require_range("outbox_retention_ms", outbox_retention_ms, 60000, int64_t{3650} * 86400000);
+  {
+    // Same grammar as webhook::parse_cidr_list: ADDRESS[/PREFIX], comma-separated.
+    std::string_view rest = webhook_allow_cidrs;
+    while (!rest.empty()) {
+      const size_t comma = rest.find(',');
+      std::string item(rest.substr(0, comma));
+      rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+      item.erase(0, item.find_first_not_of(" \t"));
+      item.erase(item.find_last_not_of(" \t") + 1);
+      if (item.empty()) continue;
+      boost::system::error_code ec4, ec6, eca;
+      if (item.find('/') != std::string::npos) {
+        boost::asio::ip::make_network_v4(item, ec4);
+        if (ec4) boost::asio::ip::make_network_v6(item, ec6);
+        if (ec4 && ec6) throw ConfigError("webhook_allow_cidrs", "'" + item + "' is not a CIDR (10.0.0.0/8, fd00::/8)");
+      } else {
+        boost::asio::ip::make_address(item, eca);
+        if (eca) throw ConfigError("webhook_allow_cidrs", "'" + item + "' is not an address or CIDR");
+      }
+    }
+  }
   static const char* levels[] = {"trace", "debug", "info", "warn", "error", "critical", "off"};
   if (std::find(std::begin(levels), std::end(levels), log_level) == std::end(levels))
     throw ConfigError("log_level", "must be one of trace, debug, info, warn, error, critical, off");
@@ -334,7 +365,10 @@ std::vector<int64_t> Config::series_windows_ms() const {
 
 json Config::to_json() const {
   json j = json::object();
-  for (const auto& k : key_table()) j[k.name] = k.get(*this);
+  for (const auto& k : key_table()) {
+    j[k.name] = k.get(*this);
+    if (is_secret_key(k.name) && !j[k.name].get<std::string>().empty()) j[k.name] = "<set>";
+  }
   return j;
 }
 

@@ -30,7 +30,8 @@ struct Config {
   int io_threads = 0;
   std::string data_dir;
 
-  int max_connections = 0;
+  int max_http_connections = 0;
+  int max_tcp_connections = 0;
   int64_t max_body_bytes = 0;
   int max_header_bytes = 0;
   int max_line_bytes = 0;
@@ -88,9 +89,24 @@ struct Config {
   int delivery_max_attempts = 0;
   int64_t delivery_max_age_ms = 0;
   int delivery_concurrency = 0;
+  int max_subscriptions = 0;
+  int max_rules_per_subscription = 0;
+  int64_t outbox_retention_ms = 0;
   std::string alert_external_url;
+  // Special-purpose ranges webhooks may reach anyway (comma-separated CIDRs;
+  // service/alerts/address_policy.h has the list of what is refused).
+  std::string webhook_allow_cidrs;
 
   std::string log_level;
+
+  // Bearer tokens (comma-separated, several for rotation). admin_token guards
+  // every route that changes state or reveals more than cluster ids; without
+  // one the service listens on loopback only. ingest_token, when set, guards
+  // the HTTP ingest routes (the admin token is accepted there too).
+  std::string admin_token;
+  std::string ingest_token;
+  // Secret keys: to_json() prints whether they are set, never their value.
+  static bool is_secret_key(const std::string& key) { return key == "admin_token" || key == "ingest_token"; }
 
   std::vector<PremaskPattern> premask;
 

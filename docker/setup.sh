@@ -27,7 +27,6 @@ cmake --build "$build" -j "${LOGSIFT_BUILD_JOBS:-2}"
 case "$mode" in
   serve)
     shift || true
-    export GLIBC_TUNABLES="${GLIBC_TUNABLES:-glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=1073741824}"
     exec "$build/logsift" serve --data-dir "${LOGSIFT_DATA_DIR:-$root/logsift-data}" "$@"
     ;;
   test)

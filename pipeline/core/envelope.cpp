@@ -77,6 +77,10 @@ std::optional<EnvelopeError> check_text(std::string_view text, const Config& c) 
                          "text is " + std::to_string(text.size()) + " bytes, over max_line_bytes " +
                              std::to_string(c.max_line_bytes)};
   if (!valid_utf8(text)) return EnvelopeError{Reject::kInvalidUtf8, "text is not valid UTF-8"};
+  // A NUL (raw, or \u0000 in JSON) is not log text: it would end up in
+  // templates, examples and alert payloads that C strings and CSVs truncate.
+  if (text.find('\0') != std::string_view::npos)
+    return EnvelopeError{Reject::kBadRequest, "text contains a NUL character"};
   return std::nullopt;
 }
 

@@ -22,6 +22,7 @@ std::string_view reject_reason_name(Reject r) {
     case Reject::kMethodNotAllowed: return "method_not_allowed";
     case Reject::kTooManyConnections: return "too_many_connections";
     case Reject::kOverloaded: return "overloaded";
+    case Reject::kUnauthorized: return "unauthorized";
     case Reject::kCount: break;
   }
   return "unknown";
@@ -81,6 +82,7 @@ std::string Metrics::prometheus() const {
   counter("logsift_alert_attempts_failed_total", "Delivery attempts that failed and will be retried.",
           alert_attempts_failed.get());
   counter("logsift_alerts_dead_lettered_total", "Alerts moved to failed (dead letter).", alerts_dead_lettered.get());
+  counter("logsift_delivery_wakeups_total", "Times the delivery worker looked at the outbox.", delivery_wakeups.get());
   counter("logsift_aggregator_evictions_total", "Clusters evicted from the aggregator's bounded state.",
           aggregator_evictions.get());
   counter("logsift_denoise_tokens_total", "Word tokens scored by the denoiser.", denoise_tokens.get());

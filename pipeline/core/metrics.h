@@ -70,6 +70,7 @@ enum class Reject : int {
   kMethodNotAllowed,
   kTooManyConnections,
   kOverloaded,
+  kUnauthorized,
   kCount
 };
 std::string_view reject_reason_name(Reject r);
@@ -97,6 +98,7 @@ struct Metrics {
   Counter alerts_delivered;
   Counter alert_attempts_failed;  // attempts that will be retried
   Counter alerts_dead_lettered;
+  Counter delivery_wakeups;  // times the delivery worker looked at the outbox
   Counter aggregator_evictions;
   Counter denoise_tokens;
   Counter denoise_token_cache_hits;

@@ -106,12 +106,16 @@ std::optional<int64_t> parse_duration_ms(std::string_view text) {
   std::string num, unit;
   if (!RE2::FullMatch(re2::StringPiece(text.data(), text.size()), re, &num, &unit)) return std::nullopt;
   if (num.size() > 12) return std::nullopt;
-  int64_t n = std::stoll(num);
-  if (unit.empty() || unit == "ms") return n;
-  if (unit == "s") return n * 1000;
-  if (unit == "m") return n * 60000;
-  if (unit == "h") return n * 3600000;
-  return n * 86400000;
+  const int64_t n = std::stoll(num);
+  const int64_t scale = unit.empty() || unit == "ms" ? 1
+                        : unit == "s"                ? 1000
+                        : unit == "m"                ? 60000
+                        : unit == "h"                ? 3600000
+                                                     : 86400000;
+  // At most 1000 years (no overflow: 1e12 * 86400000 would not fit in 64 bits).
+  constexpr int64_t kMaxMs = int64_t{1000} * 365 * 86400000;
+  if (n > kMaxMs / scale) return std::nullopt;
+  return n * scale;
 }
 
 }  // namespace logsift

@@ -8,6 +8,7 @@
 #include "pipeline/pipeline.h"
 #include "service/alerts/alert_payload.h"
 #include "service/alerts/delivery.h"
+#include "service/alerts/address_policy.h"
 #include "service/alerts/webhook_client.h"
 #include "service/alerts/webhook_signing.h"
 
@@ -34,7 +35,8 @@ json rule_defaults(const std::string& kind, const Config& c) {
 
 }  // namespace
 
-AlertRouter::AlertRouter(AlertStore& store, const Config& config) : store_(store), config_(config) {}
+AlertRouter::AlertRouter(AlertStore& store, const Config& config, std::shared_ptr<const webhook::AddressPolicy> policy)
+    : store_(store), config_(config), policy_(std::move(policy)) {}
 
 void AlertRouter::attach(Pipeline* pipeline, std::shared_ptr<DeliveryWorker> delivery) {
   pipeline_ = pipeline;
@@ -53,7 +55,12 @@ json AlertRouter::create(const json& body) {
   Subscription s;
   if (!body.contains("url") || !body["url"].is_string()) throw FieldError("url", "'url' must be a string");
   s.url = body["url"].get<std::string>();
-  if (!webhook::parse_url(s.url)) throw FieldError("url", "'url' must be an http:// or https:// URL with a host");
+  const auto url = webhook::parse_url(s.url);
+  if (!url) throw FieldError("url", "'url' must be an http:// or https:// URL with a host");
+  if (policy_) {
+    if (std::string why = policy_->check_host(url->host, static_cast<uint16_t>(std::stoi(url->port))); !why.empty())
+      throw FieldError("url", why);
+  }
 
   json generated_secret;
   if (body.contains("secret")) {
@@ -96,28 +103,32 @@ json AlertRouter::create(const json& body) {
   }
   if (!body.contains("rules") || !body["rules"].is_array() || body["rules"].empty())
     throw FieldError("rules", "'rules' must be a non-empty array of rule names or objects");
+  if (body["rules"].size() > static_cast<size_t>(config_.max_rules_per_subscription))
+    throw FieldError("rules", "at most " + std::to_string(config_.max_rules_per_subscription) +
+                                  " rules per subscription (max_rules_per_subscription)");
   s.rules = json::array();
   const json& rules = body["rules"];
   for (size_t i = 0; i < rules.size(); ++i) {
     std::string where = "rules[" + std::to_string(i) + "]";
-    json r;
+    std::string kind;
     if (rules[i].is_string()) {
-      std::string kind = rules[i].get<std::string>();
+      kind = rules[i].get<std::string>();
       if (kind != "new_cluster" && kind != "threshold" && kind != "spike")
         throw FieldError(where, "unknown rule '" + kind + "' (new_cluster, threshold, spike)");
-      r = rule_defaults(kind, config_);
     } else if (rules[i].is_object()) {
       if (!rules[i].contains("kind") || !rules[i]["kind"].is_string())
         throw FieldError(where + ".kind", "a rule object needs \"kind\"");
-      r = rule_defaults(rules[i]["kind"].get<std::string>(), config_);
-      r.update(rules[i]);
+      kind = rules[i]["kind"].get<std::string>();
     } else {
       throw FieldError(where, "a rule is a name or an object");
     }
+    // Precedence: config defaults < the subscription's own fields < the rule's.
+    json r = rule_defaults(kind, config_);
     for (auto it = shared.begin(); it != shared.end(); ++it) {
-      if (it.key() == "cooldown" && r.value("kind", "") == "new_cluster") continue;  // new_cluster has none
-      if (!r.contains(it.key())) r[it.key()] = it.value();
+      if (it.key() == "cooldown" && kind == "new_cluster") continue;  // new_cluster has none
+      r[it.key()] = it.value();
     }
+    if (rules[i].is_object()) r.update(rules[i]);
     try {
       auto spec = alerts::RuleSpec::from_json(r, where);
       json canonical = spec.to_json();
@@ -130,6 +141,9 @@ json AlertRouter::create(const json& body) {
   }
   s.id = webhook::random_id("sub_");
   s.created_ms = now_ms();
+  if (store_.subscription_count() >= config_.max_subscriptions)
+    throw LimitError("there are already " + std::to_string(config_.max_subscriptions) +
+                     " subscriptions (max_subscriptions): delete one first");
   store_.add_subscription(s);
   reload();
   json out = s.to_json();

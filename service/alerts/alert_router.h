@@ -22,6 +22,9 @@ namespace logsift {
 
 class Pipeline;
 class DeliveryWorker;
+namespace webhook {
+class AddressPolicy;
+}
 
 // A 400 naming the bad field of a request body.
 struct FieldError : std::runtime_error {
@@ -29,9 +32,16 @@ struct FieldError : std::runtime_error {
   std::string field;
 };
 
+// A 409: the request is fine but a configured cap is reached.
+struct LimitError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 class AlertRouter {
  public:
-  AlertRouter(AlertStore& store, const Config& config);
+  // policy: the SSRF guard subscriptions are checked against (IP literals
+  // and localhost are refused at creation); null accepts every URL.
+  AlertRouter(AlertStore& store, const Config& config, std::shared_ptr<const webhook::AddressPolicy> policy = nullptr);
 
   // Wiring, once, before traffic: where rules go and who to wake.
   void attach(Pipeline* pipeline, std::shared_ptr<DeliveryWorker> delivery);
@@ -52,6 +62,7 @@ class AlertRouter {
 
   AlertStore& store_;
   Config config_;
+  std::shared_ptr<const webhook::AddressPolicy> policy_;
   Pipeline* pipeline_ = nullptr;
   std::shared_ptr<DeliveryWorker> delivery_;
   std::mutex mu_;

@@ -151,11 +151,14 @@ std::vector<OutboxRow> AlertStore::due(int64_t now_ms, size_t limit, const std::
   return out;
 }
 
-std::optional<int64_t> AlertStore::next_due() {
+std::optional<int64_t> AlertStore::next_due(
+    const std::function<bool(const std::string& id, const std::string& sub)>& sendable) {
   std::lock_guard lock(mu_);
-  Q q(*db_, "SELECT min(next_attempt_ms) FROM outbox WHERE status = 'pending'");
-  if (!q.step() || q.col_text(0).empty()) return std::nullopt;
-  return q.col_int(0);
+  Q q(*db_, "SELECT id, subscription_id, next_attempt_ms FROM outbox WHERE status = 'pending'"
+            " ORDER BY next_attempt_ms, id");
+  while (q.step())
+    if (sendable(q.col_text(0), q.col_text(1))) return q.col_int(2);
+  return std::nullopt;
 }
 
 void AlertStore::mark_delivered(const std::string& id, int attempts, int status, int64_t now_ms) {
@@ -222,6 +225,19 @@ std::vector<OutboxRow> AlertStore::list(const std::string& status, int64_t limit
   std::vector<OutboxRow> out;
   while (q.step()) out.push_back(read_row(q));
   return out;
+}
+
+int64_t AlertStore::subscription_count() {
+  std::lock_guard lock(mu_);
+  Q q(*db_, "SELECT count(*) FROM subscriptions");
+  q.step();
+  return q.col_int(0);
+}
+
+int64_t AlertStore::prune(int64_t before_ms) {
+  std::lock_guard lock(mu_);
+  Q(*db_, "DELETE FROM outbox WHERE status IN ('delivered', 'failed') AND updated_ms < ?1").bind(1, before_ms).step();
+  return db_->changes();
 }
 
 int64_t AlertStore::count(const std::string& status) {

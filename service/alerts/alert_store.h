@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -55,13 +56,16 @@ class AlertStore {
   std::vector<Subscription> subscriptions();
   std::optional<Subscription> subscription(const std::string& id);
   bool delete_subscription(const std::string& id);  // its pending rows are dropped with it
+  int64_t subscription_count();
 
   // One transaction for all rows (status pending, due now).
   void enqueue(const std::vector<OutboxRow>& rows);
   // Pending rows due at now_ms, oldest due first, skipping `busy` ids.
   std::vector<OutboxRow> due(int64_t now_ms, size_t limit, const std::set<std::string>& busy);
-  // Earliest next_attempt_ms of pending rows (nullopt: none pending).
-  std::optional<int64_t> next_due();
+  // Earliest next_attempt_ms of the pending rows that `sendable` accepts
+  // (the delivery worker skips rows in flight and receivers at their
+  // concurrency limit: those wake it when an attempt finishes). nullopt: none.
+  std::optional<int64_t> next_due(const std::function<bool(const std::string& id, const std::string& sub)>& sendable);
   void mark_delivered(const std::string& id, int attempts, int status, int64_t now_ms);
   void schedule_retry(const std::string& id, int attempts, int status, const std::string& error, int64_t next_ms,
                       int64_t now_ms);
@@ -72,6 +76,9 @@ class AlertStore {
   // status "" = any. Newest first.
   std::vector<OutboxRow> list(const std::string& status, int64_t limit, int64_t offset);
   int64_t count(const std::string& status);
+  // Deletes delivered and failed rows last updated before `before_ms`;
+  // returns how many. Pending rows are never pruned.
+  int64_t prune(int64_t before_ms);
 
  private:
   std::mutex mu_;

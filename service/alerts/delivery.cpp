@@ -13,12 +13,13 @@ namespace logsift {
 
 namespace net = boost::asio;
 
-DeliveryWorker::DeliveryWorker(net::io_context& ioc, AlertStore& store, const Config& config)
+DeliveryWorker::DeliveryWorker(net::io_context& ioc, AlertStore& store, const Config& config,
+                               std::shared_ptr<const webhook::AddressPolicy> policy)
     : strand_(net::make_strand(ioc)),
       timer_(strand_),
       store_(store),
       config_(config),
-      client_(std::make_unique<webhook::Client>(ioc)),
+      client_(std::make_unique<webhook::Client>(ioc, std::string_view(), std::move(policy))),
       rng_(std::random_device{}()) {}
 
 DeliveryWorker::~DeliveryWorker() = default;
@@ -54,6 +55,15 @@ void DeliveryWorker::arm_timer(int64_t delay_ms) {
 
 void DeliveryWorker::pump() {
   if (stopped_) return;
+  metrics().delivery_wakeups.inc();
+  if (const int64_t t = now_ms(); t >= next_prune_ms_) {
+    next_prune_ms_ = t + 60000;
+    try {
+      if (int64_t n = store_.prune(t - config_.outbox_retention_ms)) spdlog::info("outbox: pruned {} old alerts", n);
+    } catch (const std::exception& e) {
+      spdlog::error("outbox prune: {}", e.what());
+    }
+  }
   try {
     const size_t max_in_flight = 256;
     int64_t now = now_ms();
@@ -71,9 +81,16 @@ void DeliveryWorker::pump() {
         send(row, *it->second);
       }
     }
-    // Sleep until the next due row; wake() and results pump earlier.
-    if (auto next = store_.next_due()) arm_timer(std::min<int64_t>(*next - now, 1000));
-    else arm_timer(1000);
+    // Sleep until the next row we could send; wake() and results pump earlier.
+    // Rows in flight, or of a receiver at its concurrency limit, do not count:
+    // their attempts' results wake us (no 1 ms polling while they run).
+    auto sendable = [this](const std::string& id, const std::string& sub) {
+      if (in_flight_.count(id)) return false;
+      auto it = in_flight_per_sub_.find(sub);
+      return it == in_flight_per_sub_.end() || it->second < config_.delivery_concurrency;
+    };
+    const auto next = in_flight_.size() < 256 ? store_.next_due(sendable) : std::nullopt;
+    arm_timer(next ? std::clamp<int64_t>(*next - now, 1, 1000) : 1000);
   } catch (const std::exception& e) {
     spdlog::error("delivery: {}", e.what());
     arm_timer(1000);

@@ -22,12 +22,15 @@ namespace logsift {
 
 namespace webhook {
 class Client;
+class AddressPolicy;
 struct Result;
 }  // namespace webhook
 
 class DeliveryWorker : public std::enable_shared_from_this<DeliveryWorker> {
  public:
-  DeliveryWorker(boost::asio::io_context& ioc, AlertStore& store, const Config& config);
+  // policy: where webhooks may connect (the SSRF guard); null: anywhere.
+  DeliveryWorker(boost::asio::io_context& ioc, AlertStore& store, const Config& config,
+                 std::shared_ptr<const webhook::AddressPolicy> policy = nullptr);
   ~DeliveryWorker();
 
   void start();
@@ -55,6 +58,7 @@ class DeliveryWorker : public std::enable_shared_from_this<DeliveryWorker> {
   std::map<std::string, int> in_flight_per_sub_;
   std::mt19937_64 rng_;
   bool stopped_ = false;
+  int64_t next_prune_ms_ = 0;  // outbox retention runs at most once a minute
 };
 
 }  // namespace logsift

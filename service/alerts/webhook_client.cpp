@@ -6,6 +6,7 @@
 #include <exception>
 #include <limits>
 #include <type_traits>
+#include <vector>
 
 #include <boost/asio/buffer.hpp>
 #include <boost/asio/connect.hpp>
@@ -29,6 +30,7 @@
 #include <spdlog/spdlog.h>
 
 #include "pipeline/core/time.h"
+#include "service/alerts/address_policy.h"
 
 namespace logsift::webhook {
 namespace {
@@ -150,11 +152,12 @@ class PostOp : public std::enable_shared_from_this<PostOp<Stream>> {
  public:
   static constexpr bool kTls = !std::is_same_v<Stream, tcp::socket>;
 
-  PostOp(Strand strand, std::shared_ptr<ssl::context> ssl_ctx, Url url,
+  PostOp(Strand strand, std::shared_ptr<ssl::context> ssl_ctx, std::shared_ptr<const AddressPolicy> policy, Url url,
          http::request<http::string_body> req, std::chrono::milliseconds timeout,
          std::function<void(Result)> done)
       : strand_(std::move(strand)),
         ssl_ctx_(std::move(ssl_ctx)),
+        policy_(std::move(policy)),
         url_(std::move(url)),
         req_(std::move(req)),
         timeout_(timeout),
@@ -202,6 +205,20 @@ class PostOp : public std::enable_shared_from_this<PostOp<Stream>> {
     if (finished_) return;
     if (ec) return fail("resolve", ec);
     auto self = this->shared_from_this();
+    if (policy_) {
+      // Connect to exactly the addresses checked here: no second lookup.
+      std::vector<tcp::endpoint> allowed;
+      for (const auto& entry : results)
+        if (policy_->allowed(entry.endpoint().address(), entry.endpoint().port())) allowed.push_back(entry.endpoint());
+      if (allowed.empty()) {
+        // Coarse on purpose: the reply must not map the internal network.
+        spdlog::warn("webhook: {} resolved only to addresses the policy refuses; not connecting", url_.host);
+        return finish(make_result(Outcome::kReject, "destination not allowed"));
+      }
+      asio::async_connect(beast::get_lowest_layer(*stream_), allowed,
+                          [self](boost::system::error_code ec, const tcp::endpoint&) { self->on_connect(ec); });
+      return;
+    }
     asio::async_connect(beast::get_lowest_layer(*stream_), results,
                         [self](boost::system::error_code ec, const tcp::endpoint&) { self->on_connect(ec); });
   }
@@ -323,6 +340,7 @@ class PostOp : public std::enable_shared_from_this<PostOp<Stream>> {
 
   Strand strand_;
   std::shared_ptr<ssl::context> ssl_ctx_;  // outlives stream_ (declared first)
+  std::shared_ptr<const AddressPolicy> policy_;
   Url url_;
   http::request<http::string_body> req_;
   std::chrono::milliseconds timeout_;
@@ -418,8 +436,9 @@ std::optional<std::chrono::milliseconds> parse_retry_after(std::string_view valu
   return std::clamp<milliseconds>(delta, milliseconds(0), kMaxRetryAfter);
 }
 
-Client::Client(boost::asio::io_context& ioc, std::string_view extra_ca_pem)
-    : ioc_(ioc), ssl_ctx_(std::make_shared<ssl::context>(ssl::context::tls_client)) {
+Client::Client(boost::asio::io_context& ioc, std::string_view extra_ca_pem,
+               std::shared_ptr<const AddressPolicy> policy)
+    : ioc_(ioc), ssl_ctx_(std::make_shared<ssl::context>(ssl::context::tls_client)), policy_(std::move(policy)) {
   boost::system::error_code ec;
   // Without a system CA store every handshake fails verification and is
   // reported per request ("tls: certificate verify failed"), not here.
@@ -476,11 +495,11 @@ void Client::post(Request req, std::function<void(Result)> done) {
 
   const auto timeout = std::max(req.timeout, std::chrono::milliseconds(1));
   if (url->scheme == "https") {
-    std::make_shared<PostOp<ssl::stream<tcp::socket>>>(std::move(strand), ssl_ctx_, std::move(*url),
+    std::make_shared<PostOp<ssl::stream<tcp::socket>>>(std::move(strand), ssl_ctx_, policy_, std::move(*url),
                                                        std::move(msg), timeout, std::move(done))
         ->start();
   } else {
-    std::make_shared<PostOp<tcp::socket>>(std::move(strand), ssl_ctx_, std::move(*url), std::move(msg),
+    std::make_shared<PostOp<tcp::socket>>(std::move(strand), ssl_ctx_, policy_, std::move(*url), std::move(msg),
                                           timeout, std::move(done))
         ->start();
   }

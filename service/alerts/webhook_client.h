@@ -46,6 +46,8 @@ class context;
 
 namespace logsift::webhook {
 
+class AddressPolicy;
+
 struct Url {
   std::string scheme;  // "http" | "https" (lowercased)
   std::string host;    // IPv6 literals without the brackets
@@ -94,7 +96,14 @@ class Client {
   // SNI and host-name verification, TLS 1.2 minimum. extra_ca_pem: PEM
   // certificates trusted in addition (private CAs, tests); throws
   // boost::system::system_error if it is not valid PEM.
-  explicit Client(boost::asio::io_context& ioc, std::string_view extra_ca_pem = {});
+  //
+  // policy: where connections may go (address_policy.h). Every address the
+  // resolver returns is checked and only allowed ones are connected to (the
+  // same addresses, no second lookup); none allowed is kReject with the
+  // coarse error "destination not allowed". Null: no check (unit tests of
+  // the HTTP mechanics only; the service always passes one).
+  explicit Client(boost::asio::io_context& ioc, std::string_view extra_ca_pem = {},
+                  std::shared_ptr<const AddressPolicy> policy = nullptr);
   ~Client();
   Client(const Client&) = delete;
   Client& operator=(const Client&) = delete;
@@ -105,6 +114,7 @@ class Client {
   boost::asio::io_context& ioc_;
   // Shared with in-flight requests so they never depend on the Client.
   std::shared_ptr<boost::asio::ssl::context> ssl_ctx_;
+  std::shared_ptr<const AddressPolicy> policy_;
 };
 
 }  // namespace logsift::webhook

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "pipeline/core/metrics.h"
+#include "service/api/auth.h"
 #include "service/api/routes.h"
 
 namespace logsift {
@@ -19,6 +20,13 @@ void handle_http_request(ServerContext& ctx, AnyExecutor ex, HttpRequest&& req, 
   metrics().http_requests.inc();
   Target t = parse_target(std::string_view(req.target().data(), req.target().size()));
   const auto method = req.method();
+  const auto authorization = req[http::field::authorization];
+  if (auto why = ctx.auth->check(route_access(t.path), std::string_view(authorization.data(), authorization.size()))) {
+    auto res = error_response(req.version(), req.keep_alive(), http::status::unauthorized, Reject::kUnauthorized, *why);
+    res.set(http::field::www_authenticate, "Bearer realm=\"logsift\"");
+    respond(std::move(res));
+    return;
+  }
   auto only = [&](http::verb v) {
     if (method == v) return true;
     auto res = error_response(req.version(), req.keep_alive(), http::status::method_not_allowed,
@@ -45,9 +53,9 @@ void handle_http_request(ServerContext& ctx, AnyExecutor ex, HttpRequest&& req, 
       if (only(http::verb::get)) respond(json_response(req, http::status::ok, ctx.pipeline->info()));
     } else if (t.path == "/clusters") {
       if (only(http::verb::get)) respond(handle_clusters(ctx, req, t));
-    } else if (t.path.starts_with("/clusters/") && t.path.ends_with("/series")) {
-      std::string_view id = std::string_view(t.path).substr(10);
-      id.remove_suffix(7);
+    } else if (t.path.size() > 17 && t.path.starts_with("/clusters/") && t.path.ends_with("/series")) {
+      // "/clusters/" + id + "/series": the id is what lies between.
+      std::string_view id = std::string_view(t.path).substr(10, t.path.size() - 10 - 7);
       if (only(http::verb::get)) respond(handle_series(ctx, req, id, t));
     } else if (t.path.starts_with("/clusters/")) {
       if (only(http::verb::get)) respond(handle_cluster(ctx, req, std::string_view(t.path).substr(10)));

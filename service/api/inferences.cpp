@@ -48,7 +48,10 @@ std::optional<EnvelopeError> parse_inference(const ServerContext& ctx, const Htt
   }
   // x-www-form-urlencoded is what `curl -d` sends by default: the body is
   // still parsed as JSON (and rejected with 400 if it is not).
-  if (!mt.empty() && mt != "application/json" && mt != "text/json" && mt != "application/x-www-form-urlencoded")
+  if (mt.empty())
+    return EnvelopeError{Reject::kUnsupportedMediaType,
+                         "missing Content-Type: send application/json or application/x-ndjson"};
+  if (mt != "application/json" && mt != "text/json" && mt != "application/x-www-form-urlencoded")
     return EnvelopeError{Reject::kUnsupportedMediaType,
                          "unsupported Content-Type '" + mt + "': use application/json or application/x-ndjson"};
   json body = json::parse(req.body(), nullptr, false);

@@ -34,6 +34,7 @@ http::status status_for(Reject r) {
     case Reject::kMethodNotAllowed: return http::status::method_not_allowed;
     case Reject::kTooManyConnections:
     case Reject::kOverloaded: return http::status::service_unavailable;
+    case Reject::kUnauthorized: return http::status::unauthorized;
     default: return http::status::bad_request;
   }
 }

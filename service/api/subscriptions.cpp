@@ -25,6 +25,8 @@ HttpResponse handle_subscriptions(ServerContext& ctx, const HttpRequest& req, st
       return json_response(req, http::status::created, ctx.alert_router->create(body));
     } catch (const FieldError& e) {
       return bad_field(req, e.field, e.what());
+    } catch (const LimitError& e) {
+      return error_response(req.version(), req.keep_alive(), http::status::conflict, Reject::kBadRequest, e.what());
     }
   }
   std::string id(rest);

@@ -20,7 +20,8 @@ using tcp = net::ip::tcp;
 
 class HttpSession : public Session, public std::enable_shared_from_this<HttpSession> {
  public:
-  HttpSession(tcp::socket&& socket, ServerContext& ctx) : stream_(std::move(socket)), ctx_(ctx), slot_(ctx) {}
+  HttpSession(tcp::socket&& socket, ServerContext& ctx, ListenerGrant grant)
+      : stream_(std::move(socket)), ctx_(ctx), slot_(ctx, std::move(grant)) {}
 
   void start() {
     net::dispatch(stream_.get_executor(), beast::bind_front_handler(&HttpSession::do_read, shared_from_this()));
@@ -60,6 +61,16 @@ class HttpSession : public Session, public std::enable_shared_from_this<HttpSess
       if (ec.category() == http::make_error_code(http::error::bad_method).category())
         return send_error(http::status::bad_request, Reject::kBadRequest, "malformed HTTP request: " + ec.message());
       return do_close();
+    }
+    if (slot_.restricted()) {  // over the connection limit: health only, then close
+      auto target = parser_->get().target();
+      if (target != "/healthz" && target != "/readyz" && target != "/metrics") {
+        auto res = error_response(parser_->get().version(), false, http::status::service_unavailable,
+                                  Reject::kTooManyConnections, "too many connections");
+        res.set(http::field::retry_after, "1");
+        return send(std::move(res));
+      }
+      draining_ = true;  // close after this reply
     }
     stream_.expires_never();  // the pipeline may take a moment; the reply write re-arms it
     request_ns_ = mono_ns();
@@ -130,9 +141,9 @@ class HttpSession : public Session, public std::enable_shared_from_this<HttpSess
 
 }  // namespace
 
-void start_http_session(tcp::socket socket, ServerContext& ctx) {
+void start_http_session(tcp::socket socket, ServerContext& ctx, ListenerGrant grant) {
   metrics().http_connections_total.inc();
-  auto s = std::make_shared<HttpSession>(std::move(socket), ctx);
+  auto s = std::make_shared<HttpSession>(std::move(socket), ctx, std::move(grant));
   ctx.track(s);
   s->start();
 }

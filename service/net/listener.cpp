@@ -12,8 +12,8 @@ namespace net = boost::asio;
 using tcp = net::ip::tcp;
 
 Listener::Listener(net::io_context& ioc, ServerContext& ctx, const std::string& host, int port, StartFn start,
-                   const char* refusal)
-    : ioc_(ioc), acceptor_(ioc), ctx_(ctx), start_(start), refusal_(refusal) {
+                   int limit, int reserve, const char* refusal)
+    : ioc_(ioc), acceptor_(ioc), ctx_(ctx), start_(start), limit_(limit), reserve_(reserve), refusal_(refusal) {
   auto addr = net::ip::make_address(host);
   tcp::endpoint ep(addr, static_cast<unsigned short>(port));
   acceptor_.open(ep.protocol());
@@ -34,7 +34,9 @@ void Listener::do_accept() {
                                                                              tcp::socket socket) {
     if (ec == net::error::operation_aborted || !self->acceptor_.is_open()) return;
     if (!ec) {
-      if (self->ctx_.connections.load() >= self->ctx_.config.max_connections) {
+      const int n = self->count_->fetch_add(1);
+      if (n >= self->limit_ + self->reserve_) {
+        self->count_->fetch_sub(1);
         metrics().reject(Reject::kTooManyConnections);
         // Best effort refusal message, then close; never blocks the accept loop for long.
         boost::system::error_code ignored;
@@ -42,7 +44,7 @@ void Listener::do_accept() {
         socket.write_some(net::buffer(std::string(self->refusal_)), ignored);
         socket.close(ignored);
       } else {
-        self->start_(std::move(socket), self->ctx_);
+        self->start_(std::move(socket), self->ctx_, ListenerGrant(self->count_, n >= self->limit_));
       }
     } else {
       spdlog::warn("accept: {}", ec.message());

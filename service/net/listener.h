@@ -12,14 +12,16 @@
 
 namespace logsift {
 
-using StartFn = void (*)(boost::asio::ip::tcp::socket, ServerContext&);
+using StartFn = void (*)(boost::asio::ip::tcp::socket, ServerContext&, ListenerGrant);
 
 class Listener : public std::enable_shared_from_this<Listener> {
  public:
   // Binds host:port (port 0: ephemeral) and listens; throws on failure.
-  // `refusal` is written to a connection refused over max_connections.
+  // At most `limit` connections of this listener at once, plus `reserve`
+  // restricted ones (see ListenerGrant); `refusal` is written to a connection
+  // refused beyond that.
   Listener(boost::asio::io_context& ioc, ServerContext& ctx, const std::string& host, int port, StartFn start,
-           const char* refusal);
+           int limit, int reserve, const char* refusal);
   boost::asio::ip::tcp::endpoint local() const { return acceptor_.local_endpoint(); }
   void run() { do_accept(); }
   void close();
@@ -31,6 +33,8 @@ class Listener : public std::enable_shared_from_this<Listener> {
   boost::asio::ip::tcp::acceptor acceptor_;
   ServerContext& ctx_;
   StartFn start_;
+  int limit_, reserve_;
+  std::shared_ptr<std::atomic<int>> count_ = std::make_shared<std::atomic<int>>(0);
   const char* refusal_;
 };
 

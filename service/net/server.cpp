@@ -11,11 +11,14 @@
 #include <spdlog/spdlog.h>
 
 #include "pipeline/store/catalog.h"
+#include "pipeline/store/dir_lock.h"
 #include "pipeline/core/metrics.h"
 #include "pipeline/pipeline.h"
+#include "service/alerts/address_policy.h"
 #include "service/alerts/alert_router.h"
 #include "service/alerts/alert_store.h"
 #include "service/alerts/delivery.h"
+#include "service/api/auth.h"
 #include "service/net/http_session.h"
 #include "service/net/listener.h"
 #include "service/net/server_context.h"
@@ -26,22 +29,40 @@ namespace logsift {
 namespace net = boost::asio;
 
 int run_server(const Config& config) {
+  if (auto why = api::check_exposure(config)) {
+    spdlog::critical("{}", *why);
+    return 2;
+  }
   ServerContext ctx;
   ctx.config = config;
+  const api::Authenticator auth(config);
+  ctx.auth = &auth;
   // Declaration order is destruction order in reverse. The io_context comes
   // first so it outlives everything that owns an I/O object bound to it (the
   // delivery worker's timer and strand, held by the router; sessions held by
   // queued handlers, which it destroys last). The pipeline (whose aggregator
   // calls the router) goes before the router and the stores.
   net::io_context ioc(config.io_threads);
+  // The SSRF guard shared by subscription checks and webhook delivery. Its
+  // own ports are set once the listeners are bound, before any io thread
+  // runs (nothing reads it before then).
+  std::shared_ptr<webhook::AddressPolicy> address_policy;
+  try {
+    address_policy = std::make_shared<webhook::AddressPolicy>(webhook::parse_cidr_list(config.webhook_allow_cidrs));
+  } catch (const std::exception& e) {
+    spdlog::critical("webhook_allow_cidrs: {}", e.what());
+    return 2;
+  }
+  std::unique_ptr<DataDirLock> dir_lock;
   std::unique_ptr<Catalog> catalog;
   std::unique_ptr<AlertStore> alert_store;
   std::unique_ptr<AlertRouter> router;
   std::unique_ptr<Pipeline> pipeline;
   try {
+    dir_lock = std::make_unique<DataDirLock>(config.data_dir);
     catalog = std::make_unique<Catalog>(config.data_dir, config.catalog_examples);
     alert_store = std::make_unique<AlertStore>(config.data_dir);
-    router = std::make_unique<AlertRouter>(*alert_store, config);
+    router = std::make_unique<AlertRouter>(*alert_store, config, address_policy);
     pipeline = std::make_unique<Pipeline>(config, catalog.get(), [r = router.get()](auto&& events) {
       r->on_alerts(std::move(events));
     });
@@ -55,22 +76,24 @@ int run_server(const Config& config) {
   ctx.alert_router = router.get();
 
   // Pending alerts left by an earlier run (even a kill -9) go out now.
-  auto delivery = std::make_shared<DeliveryWorker>(ioc, *alert_store, config);
+  auto delivery = std::make_shared<DeliveryWorker>(ioc, *alert_store, config, address_policy);
   router->attach(pipeline.get(), delivery);
   delivery->start();
   std::shared_ptr<Listener> http_listener, tcp_listener;
   try {
     http_listener = std::make_shared<Listener>(
-        ioc, ctx, config.http_host, config.http_port, &start_http_session,
-        "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: 34\r\n"
+        ioc, ctx, config.http_host, config.http_port, &start_http_session, config.max_http_connections,
+        /*reserve=*/16, "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: 34\r\n"
         "Connection: close\r\n\r\n{\"error\":\"too many connections\"}\r\n");
     tcp_listener = std::make_shared<Listener>(ioc, ctx, config.tcp_host, config.tcp_port, &start_tcp_session,
+                                              config.max_tcp_connections, /*reserve=*/0,
                                               "{\"error\":\"too many connections\"}\n");
   } catch (const std::exception& e) {
     spdlog::critical("cannot listen: {}", e.what());
     pipeline->stop();
     return 1;
   }
+  address_policy->set_own_ports({http_listener->local().port(), tcp_listener->local().port()});
   http_listener->run();
   tcp_listener->run();
   ctx.ready = true;

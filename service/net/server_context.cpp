@@ -20,7 +20,7 @@ void ServerContext::drain_all() {
   for (auto& s : live) s->begin_drain();
 }
 
-ConnectionSlot::ConnectionSlot(ServerContext& ctx) : ctx_(ctx) {
+ConnectionSlot::ConnectionSlot(ServerContext& ctx, ListenerGrant grant) : ctx_(ctx), grant_(std::move(grant)) {
   ctx_.connections.fetch_add(1);
   metrics().connections_active.add(1);
 }

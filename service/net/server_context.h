@@ -27,8 +27,13 @@ class Session {
   virtual void begin_drain() = 0;
 };
 
+namespace api {
+class Authenticator;
+}
+
 struct ServerContext {
   Config config;
+  const api::Authenticator* auth = nullptr;
   Pipeline* pipeline = nullptr;
   Catalog* catalog = nullptr;
   AlertRouter* alert_router = nullptr;
@@ -46,16 +51,34 @@ struct ServerContext {
   std::vector<std::weak_ptr<Session>> sessions_;
 };
 
+// A connection's place in its listener's limit, held by its session and
+// released when the session ends. `restricted`: admitted over the limit into
+// the HTTP listener's small reserve, which serves only health, readiness and
+// metrics (so /healthz never depends on how many clients hold connections).
+struct ListenerGrant {
+  std::shared_ptr<std::atomic<int>> count;  // the listener's open connections
+  bool restricted = false;
+  ListenerGrant() = default;
+  ListenerGrant(std::shared_ptr<std::atomic<int>> c, bool r) : count(std::move(c)), restricted(r) {}
+  ListenerGrant(ListenerGrant&& o) noexcept : count(std::move(o.count)), restricted(o.restricted) {}
+  ListenerGrant& operator=(ListenerGrant&&) = delete;
+  ~ListenerGrant() {
+    if (count) count->fetch_sub(1);
+  }
+};
+
 // RAII connection slot: counted while a session lives.
 class ConnectionSlot {
  public:
-  explicit ConnectionSlot(ServerContext& ctx);
+  ConnectionSlot(ServerContext& ctx, ListenerGrant grant);
   ~ConnectionSlot();
   ConnectionSlot(const ConnectionSlot&) = delete;
   ConnectionSlot& operator=(const ConnectionSlot&) = delete;
+  bool restricted() const { return grant_.restricted; }
 
  private:
   ServerContext& ctx_;
+  ListenerGrant grant_;
 };
 
 // Submits `batch` without blocking the io thread: when the pipeline's first

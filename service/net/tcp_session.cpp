@@ -23,7 +23,8 @@ constexpr size_t kReadChunk = 64 * 1024;
 
 class TcpSession : public Session, public std::enable_shared_from_this<TcpSession> {
  public:
-  TcpSession(tcp::socket&& socket, ServerContext& ctx) : stream_(std::move(socket)), ctx_(ctx), slot_(ctx) {}
+  TcpSession(tcp::socket&& socket, ServerContext& ctx, ListenerGrant grant)
+      : stream_(std::move(socket)), ctx_(ctx), slot_(ctx, std::move(grant)) {}
 
   void start() {
     net::dispatch(stream_.get_executor(), beast::bind_front_handler(&TcpSession::do_read, shared_from_this()));
@@ -213,9 +214,9 @@ class TcpSession : public Session, public std::enable_shared_from_this<TcpSessio
 
 }  // namespace
 
-void start_tcp_session(tcp::socket socket, ServerContext& ctx) {
+void start_tcp_session(tcp::socket socket, ServerContext& ctx, ListenerGrant grant) {
   metrics().tcp_connections_total.inc();
-  auto s = std::make_shared<TcpSession>(std::move(socket), ctx);
+  auto s = std::make_shared<TcpSession>(std::move(socket), ctx, std::move(grant));
   ctx.track(s);
   s->start();
 }

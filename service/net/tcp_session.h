@@ -11,6 +11,6 @@
 
 namespace logsift {
 
-void start_tcp_session(boost::asio::ip::tcp::socket socket, ServerContext& ctx);
+void start_tcp_session(boost::asio::ip::tcp::socket socket, ServerContext& ctx, ListenerGrant grant);
 
 }  // namespace logsift

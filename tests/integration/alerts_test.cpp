@@ -645,6 +645,33 @@ TEST(Alerts, HealthyReceiverGetsEachNewClusterOnce) {
 // ===========================================================================
 // 3. Receiver down, then up: every alert arrives, same webhook-id on retries.
 
+// While an attempt is in flight the delivery worker used to re-arm its timer
+// every millisecond (the in-flight row counted as due). Now it sleeps until
+// the attempt's result wakes it.
+TEST(AlertFaults, NoBusyPollingWhileAnAttemptIsInFlight) {
+  ServerProcess server(alert_server());
+  ASSERT_TRUE(server.start_ready());
+  LogTailOnFailure tail(server);
+  const int port = server.http_port();
+  WebhookReceiver rcv;
+  ScriptedResponse slow = ScriptedResponse::ok();
+  slow.delay = Millis(2500);
+  rcv.set_default_response(slow);
+  ASSERT_TRUE(rcv.start());
+  ASSERT_TRUE(subscribe(port, hook_sub(rcv.url())));
+  auto sent = send_lines(port, new_cluster_lines(909, 1));
+  ASSERT_EQ(sent.size(), 1u);
+  ASSERT_TRUE(rcv.wait_for_count(1, Millis(10000)));  // the attempt is now waiting on the receiver
+  auto before = fetch_metric(port, "logsift_delivery_wakeups_total");
+  std::this_thread::sleep_for(Millis(1500));  // measures a rate over a fixed span; nothing waits on it
+  auto after = fetch_metric(port, "logsift_delivery_wakeups_total");
+  ASSERT_TRUE(before && after);
+  EXPECT_LT(*after - *before, 10) << "wake-ups during 1.5 s with one attempt in flight";
+  Outbox ob;
+  EXPECT_TRUE(wait_outbox(port, [](const Outbox& o) { return o.delivered.size() == 1; }, Millis(15000), &ob))
+      << ob.describe();
+}
+
 TEST(AlertFaults, ReceiverDownThenUpDeliversEverything) {
   ServerProcess server(alert_server());
   ASSERT_TRUE(server.start_ready());

@@ -346,6 +346,10 @@ ServerProcess::~ServerProcess() {
   }
   std::vector<std::string> argv{binary_path(), "serve",      "--http-port", "0",
                                 "--tcp-port",  "0",          "--data-dir",  data_dir_};
+  if (options_.allow_loopback_webhooks) {
+    argv.push_back("--webhook-allow-cidrs");
+    argv.push_back("127.0.0.0/8,::1/128");
+  }
   argv.insert(argv.end(), options_.args.begin(), options_.args.end());
   std::string error;
   pid_ = spawn(argv, options_.env, -1, pipefd[1], pipefd[1], &error);

@@ -79,6 +79,10 @@ struct ServerOptions {
   // Empty: the server owns a fresh temp dir, removed when it is destroyed.
   std::string data_dir;
   Millis startup_timeout{20000};
+  // Tests run their webhook receivers on loopback, which the SSRF guard
+  // refuses: true adds --webhook-allow-cidrs 127.0.0.0/8,::1/128 (before
+  // `args`, so a test's own flag wins). The guard's own tests set false.
+  bool allow_loopback_webhooks = true;
 };
 
 class ServerProcess {

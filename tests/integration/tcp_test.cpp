@@ -407,10 +407,42 @@ TEST(ConnectionLimits, IdleConnectionsAreClosed) {
   EXPECT_TRUE(e.clean()) << e.describe() << "\n" << server.log_text();
 }
 
+// Each listener has its own limit: shippers holding every TCP slot (idle, as
+// 1,030 of them once did) never make /healthz fail; and a full HTTP listener
+// still answers health checks from a small reserve, and nothing else.
+TEST(ConnectionLimits, HealthNeverDependsOnConnectionLimits) {
+  ServerOptions opts;
+  opts.args = {"--max-tcp-connections", "4", "--max-http-connections", "3"};
+  ServerProcess server(opts);
+  ASSERT_TRUE(server.start_ready());
+  std::vector<std::unique_ptr<TcpLineClient>> held;
+  for (int i = 0; i < 4; ++i) {  // every TCP slot, idle
+    held.push_back(std::make_unique<TcpLineClient>());
+    ASSERT_TRUE(held.back()->connect(server.tcp_port()));
+  }
+  for (int i = 0; i < 3; ++i) {  // every HTTP slot, idle keep-alive connections
+    held.push_back(std::make_unique<TcpLineClient>());
+    ASSERT_TRUE(held.back()->connect(server.http_port()));
+    ASSERT_TRUE(held.back()->send_all("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"));
+    ASSERT_TRUE(held.back()->read_line()) << "a connection under the limit was not served";
+  }
+  // Over the HTTP limit: health, readiness and metrics still answer ...
+  EXPECT_TRUE(server_healthy(server.http_port()));
+  EXPECT_EQ(http_get(server.http_port(), "/readyz").status, 200);
+  EXPECT_EQ(http_get(server.http_port(), "/metrics").status, 200);
+  // ... and nothing else does (a JSON 503 with Retry-After).
+  auto r = post_infer(server.http_port(), "User alice logged in");
+  EXPECT_TRUE(is_json_error(r, 503)) << r.describe();
+  EXPECT_EQ(r.header("retry-after"), "1");
+  held.clear();
+  EXPECT_TRUE(wait_until([&] { return post_infer(server.http_port(), "User alice logged in").status == 200; },
+                         Millis(10000)));
+}
+
 TEST(ConnectionLimits, MaxConnectionsIsEnforcedAndFreedOnClose) {
   constexpr int kMax = 3;
   ServerOptions opts;
-  opts.args = {"--max-connections", std::to_string(kMax)};
+  opts.args = {"--max-tcp-connections", std::to_string(kMax)};
   ServerProcess server(opts);
   ASSERT_TRUE(server.start_ready());
   const int tcp = server.tcp_port();

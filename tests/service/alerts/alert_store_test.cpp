@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "service/alerts/alert_store.h"
+#include "pipeline/store/sqlite.h"
 #include "service/alerts/delivery.h"
 
 namespace logsift {
@@ -50,10 +51,16 @@ TEST_F(AlertStoreTest, OutboxLifecycleSurvivesReopen) {
     s.mark_delivered("a", 1, 200, 400);
     s.schedule_retry("b", 1, 503, "HTTP 503", 5000, 400);
     s.mark_failed("c", 1, 400, "HTTP 400", 400);
-    EXPECT_EQ(s.next_due(), 5000);
+    auto any = [](const std::string&, const std::string&) { return true; };
+    EXPECT_EQ(s.next_due(any), 5000);
+    // A row the worker cannot send now (in flight) does not set its next wake-up.
+    s.enqueue({row("d", 900)});
+    EXPECT_EQ(s.next_due(any), 900);
+    EXPECT_EQ(s.next_due([](const std::string& id, const std::string&) { return id != "d"; }), 5000);
+    s.mark_delivered("d", 1, 200, 901);
   }
   AlertStore s(dir_.string());  // like a restart
-  EXPECT_EQ(s.count("delivered"), 1);
+  EXPECT_EQ(s.count("delivered"), 2);
   EXPECT_EQ(s.count("pending"), 1);
   EXPECT_EQ(s.count("failed"), 1);
   EXPECT_TRUE(s.due(4999, 10, {}).empty());
@@ -67,8 +74,8 @@ TEST_F(AlertStoreTest, OutboxLifecycleSurvivesReopen) {
   EXPECT_TRUE(s.retry("c", 600));
   EXPECT_EQ(s.get("c")->status, "pending");
   EXPECT_EQ(s.get("c")->attempts, 0);
-  EXPECT_EQ(s.list("", 10, 0).size(), 3u);
-  EXPECT_EQ(s.list("", 10, 0)[0].id, "c");  // newest first
+  EXPECT_EQ(s.list("", 10, 0).size(), 4u);
+  EXPECT_EQ(s.list("", 10, 0)[0].id, "d");  // newest first
   // Deleting a subscription drops its pending rows.
   EXPECT_TRUE(s.delete_subscription("sub_1"));
   EXPECT_EQ(s.count("pending"), 0);
@@ -88,6 +95,48 @@ TEST(DeliveryBackoff, FirstRetryWithinFirstAndCapped) {
     EXPECT_GE(capped, 15000);
     EXPECT_LE(capped, 30000);
   }
+}
+
+// Retention: delivered and dead-lettered rows older than the cutoff go,
+// pending rows stay whatever their age.
+TEST_F(AlertStoreTest, PruneDropsOldFinishedRowsOnly) {
+  AlertStore s(dir_.string());
+  s.enqueue({row("old_delivered", 100), row("old_failed", 100), row("old_pending", 100), row("new_delivered", 100)});
+  s.mark_delivered("old_delivered", 1, 200, 1000);
+  s.mark_failed("old_failed", 1, 400, "HTTP 400", 1000);
+  s.mark_delivered("new_delivered", 1, 200, 9000);
+  EXPECT_EQ(s.prune(5000), 2);
+  EXPECT_FALSE(s.get("old_delivered"));
+  EXPECT_FALSE(s.get("old_failed"));
+  EXPECT_TRUE(s.get("old_pending"));
+  EXPECT_TRUE(s.get("new_delivered"));
+  EXPECT_EQ(s.prune(5000), 0);
+}
+
+// delete_subscription is two statements in one transaction: when the second
+// fails, the first is rolled back and the connection is left usable (it was
+// left inside the open transaction, so everything after it was lost).
+TEST_F(AlertStoreTest, FailedDeleteRollsBackAndLeavesTheStoreUsable) {
+  Subscription a;
+  a.id = "sub_a";
+  a.url = "http://127.0.0.1:1/x";
+  a.secret = "k";
+  a.created_ms = 1;
+  Subscription b = a;
+  b.id = "sub_b";
+  {
+    AlertStore s(dir_.string());
+    s.add_subscription(a);
+    {
+      sqlite::Db side((dir_ / "alerts.sqlite").string(), "test");
+      side.exec("DROP TABLE outbox");  // the delete's second statement now fails
+    }
+    EXPECT_THROW(s.delete_subscription("sub_a"), std::runtime_error);
+    s.add_subscription(b);
+  }
+  AlertStore reopened(dir_.string());
+  EXPECT_TRUE(reopened.subscription("sub_a").has_value());  // the failed delete was rolled back
+  EXPECT_TRUE(reopened.subscription("sub_b").has_value());  // and what came after was committed
 }
 
 }  // namespace
