@@ -111,7 +111,7 @@ json get_premask(const Config& c) {
 
 const std::vector<KeyDesc>& key_table() {
   static const std::vector<KeyDesc> table = {
-      LS_STR(http_host), LS_INT(http_port), LS_STR(tcp_host), LS_INT(tcp_port), LS_INT(io_threads),
+      LS_STR(http_host), LS_INT(http_port), LS_STR(tcp_host), LS_INT(tcp_port), LS_BOOL(structured_messages), LS_STR(syslog_host), LS_INT(syslog_port), LS_INT(io_threads),
       LS_STR(data_dir), LS_INT(max_http_connections), LS_INT(max_tcp_connections), LS_INT(max_body_bytes), LS_INT(max_header_bytes),
       LS_INT(max_line_bytes), LS_INT(max_lines_per_request), LS_INT(http_idle_timeout_ms),
       LS_INT(tcp_idle_timeout_ms), LS_BOOL(tcp_replies), LS_INT(tcp_max_inflight_batches), LS_INT(tcp_max_write_queue_bytes),
@@ -240,6 +240,7 @@ void Config::apply_file(const std::string& path) {
 void Config::validate() const {
   require_range("http_port", http_port, 0, 65535);
   require_range("tcp_port", tcp_port, 0, 65535);
+  require_range("syslog_port", syslog_port, -1, 65535);
   if (http_host.empty()) throw ConfigError("http_host", "must not be empty");
   if (tcp_host.empty()) throw ConfigError("tcp_host", "must not be empty");
   require_range("io_threads", io_threads, 1, 64);

@@ -27,6 +27,9 @@ struct Config {
   int http_port = 0;
   std::string tcp_host;
   int tcp_port = 0;
+  bool structured_messages = true;
+  std::string syslog_host;
+  int syslog_port = 0;  // -1: no syslog listener
   int io_threads = 0;
   std::string data_dir;
 

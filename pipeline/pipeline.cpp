@@ -271,6 +271,10 @@ void Pipeline::set_alert_rules(std::vector<alerts::RuleSpec> rules) {
   if (impl_->state) impl_->state->set_rules(std::move(rules));
 }
 
+std::vector<std::pair<uint64_t, uint64_t>> Pipeline::window_counts(int64_t window_ms) {
+  return impl_->state->window_counts(window_ms);
+}
+
 std::optional<nlohmann::json> Pipeline::series(uint64_t cluster_id, int64_t window_ms) {
   if (!impl_->state) return std::nullopt;
   return impl_->state->series(cluster_id, window_ms);

@@ -85,6 +85,9 @@ class Pipeline {
   // Counts over time; nullopt: unknown cluster (or no aggregator). Throws
   // std::invalid_argument for a window that is not configured.
   std::optional<nlohmann::json> series(uint64_t cluster_id, int64_t window_ms);
+  // (cluster id, count in the last window_ms) of every cluster counted in
+  // it, highest first; std::invalid_argument for a window not kept.
+  std::vector<std::pair<uint64_t, uint64_t>> window_counts(int64_t window_ms);
 
   // Cache and model counters (e.g. the denoiser's cache hit rates).
   nlohmann::json stats() const;

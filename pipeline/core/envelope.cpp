@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "pipeline/core/structured.h"
+
 namespace logsift {
 namespace {
 
@@ -93,6 +95,7 @@ std::optional<EnvelopeError> record_from_object(const json& obj, const Config& c
   if (auto e = check_text(text, c)) return e;
   if (auto e = read_labels(obj, c, &out->labels)) return e;
   out->text = batch.keep(text);
+  apply_structured(*out, c, batch);
   return std::nullopt;
 }
 
@@ -113,6 +116,7 @@ std::optional<EnvelopeError> record_from_line(std::string_view line, const Confi
           if (auto lt = obj.find(lk); lt != obj.end())
             if (auto e = add_label(lk, *lt, c, &out->labels)) return e;
         out->text = batch.keep(text);
+        apply_structured(*out, c, batch);
         return std::nullopt;
       }
       return EnvelopeError{Reject::kMissingText, "JSON line has no 'message', 'msg', 'log' or 'text'"};
@@ -121,7 +125,34 @@ std::optional<EnvelopeError> record_from_line(std::string_view line, const Confi
   }
   if (auto e = check_text(line, c)) return e;
   out->text = line;
+  apply_structured(*out, c, batch);
   return std::nullopt;
+}
+
+void apply_structured(Record& r, const Config& c, Batch& batch) {
+  if (!c.structured_messages || r.text.empty()) return;
+  // Cheap gate for plain text: every structured form has '=', '{' or a
+  // klog "file.go:NN]" marker.
+  if (r.text.find_first_of("={]") == std::string_view::npos) return;
+  static const StructuredOptions opts = [] {
+    StructuredOptions o;
+    return o;
+  }();
+  StructuredLine s;
+  std::string scratch;
+  StructuredOptions local = opts;
+  local.max_labels = c.max_labels;
+  if (!extract_structured(r.text, local, &s, &scratch)) return;
+  if (s.message.find_first_not_of(" \t") == std::string_view::npos) return;
+  const char* begin = r.text.data();
+  const bool inside = s.message.data() >= begin && s.message.data() + s.message.size() <= begin + r.text.size();
+  r.text = inside ? s.message : batch.keep(s.message);
+  for (auto& kv : s.labels) {
+    if (static_cast<int>(r.labels.size()) >= c.max_labels) break;
+    bool present = false;
+    for (const auto& have : r.labels) present |= have.first == kv.first;
+    if (!present) r.labels.push_back(std::move(kv));
+  }
 }
 
 void reject_record(Record& r, const EnvelopeError& e) {

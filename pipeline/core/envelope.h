@@ -37,6 +37,15 @@ std::optional<EnvelopeError> record_from_object(const nlohmann::json& obj, const
 // into storage the batch owns (Batch::adopt / Batch::keep).
 std::optional<EnvelopeError> record_from_line(std::string_view line, const Config& c, Batch& batch, Record* out);
 
+// Structured lines (structured_messages, on by default): when r.text is a
+// JSON, logfmt or klog line, or free text followed by a JSON object, what
+// gets clustered is its message field (pipeline/core/structured.h); its
+// level/service/host fields become labels unless the record already has
+// them, other per-line fields (timestamps, trace ids, ...) are dropped. The
+// line keeps its place in the batch; a message that had to be unescaped is
+// copied into the batch.
+void apply_structured(Record& r, const Config& c, Batch& batch);
+
 // Sets r.error and counts the rejection.
 void reject_record(Record& r, const EnvelopeError& e);
 

@@ -64,6 +64,10 @@ std::string Metrics::prometheus() const {
   counter("logsift_http_requests_total", "HTTP requests read.", http_requests.get());
   counter("logsift_tcp_lines_total", "Lines read from TCP connections.", tcp_lines.get());
   counter("logsift_tcp_connections_total", "TCP connections accepted.", tcp_connections_total.get());
+  counter("logsift_syslog_frames_total", "Syslog frames read from the syslog listener.", syslog_frames.get());
+  counter("logsift_syslog_rejected_total", "Syslog frames refused (bad framing, header or message).",
+          syslog_rejected.get());
+  counter("logsift_syslog_connections_total", "Syslog connections accepted.", syslog_connections_total.get());
   counter("logsift_http_connections_total", "HTTP connections accepted.", http_connections_total.get());
   counter("logsift_stage_errors_total", "Batches failed by an internal stage error.", stage_errors.get());
   counter("logsift_micro_batches_total", "Micro-batches formed by batching stages.", micro_batches.get());

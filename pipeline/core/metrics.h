@@ -82,6 +82,9 @@ struct Metrics {
   Counter http_requests;
   Counter tcp_lines;
   Counter tcp_connections_total;
+  Counter syslog_frames;             // syslog frames read (accepted or not)
+  Counter syslog_rejected;           // syslog frames refused (framing, header, text), also in rejected{reason}
+  Counter syslog_connections_total;
   Counter http_connections_total;
   Gauge connections_active;
   Counter stage_errors;

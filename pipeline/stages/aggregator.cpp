@@ -755,4 +755,27 @@ std::optional<json> Aggregator::series(uint64_t cluster_id, int64_t window_ms, i
               {"total", total}};
 }
 
+std::vector<std::pair<uint64_t, uint64_t>> Aggregator::window_counts(int64_t window_ms, int64_t now_ms) const {
+  auto w_it = std::find(opts_.series_windows_ms.begin(), opts_.series_windows_ms.end(), window_ms);
+  if (w_it == opts_.series_windows_ms.end())
+    throw std::invalid_argument("window " + std::to_string(window_ms) + " ms is not one of the series windows");
+  const size_t w = static_cast<size_t>(w_it - opts_.series_windows_ms.begin());
+  const int n = series_[w].buckets;
+  const int64_t now_bucket = floor_div(now_ms, series_[w].bucket_ms);
+  std::vector<std::pair<uint64_t, uint64_t>> out;
+  for (const auto& [id, it] : clusters_) {
+    const Cluster& c = *it;
+    const int64_t head = c.series_head[w];
+    const uint32_t* ring = c.series.data() + series_[w].offset;
+    uint64_t total = 0;
+    for (int64_t k = std::max(now_bucket - n + 1, head - n + 1); k <= std::min(now_bucket, head); ++k)
+      total += ring[slot_of(k, n)];
+    if (total > 0) out.emplace_back(id, total);
+  }
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
+    return a.second != b.second ? a.second > b.second : a.first < b.first;
+  });
+  return out;
+}
+
 }  // namespace logsift::alerts

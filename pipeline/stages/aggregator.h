@@ -179,6 +179,9 @@ class Aggregator {
   // now_ms. nullopt for an unknown (or evicted) cluster; throws
   // std::invalid_argument for a window not in series_windows_ms.
   std::optional<nlohmann::json> series(uint64_t cluster_id, int64_t window_ms, int64_t now_ms) const;
+  // Every cluster with a count in the last window_ms (one of the series
+  // windows), by that count, highest first (ties by id). O(clusters x buckets).
+  std::vector<std::pair<uint64_t, uint64_t>> window_counts(int64_t window_ms, int64_t now_ms) const;
 
   size_t clusters() const { return clusters_.size(); }
   uint64_t evictions() const { return evictions_; }

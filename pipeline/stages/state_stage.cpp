@@ -33,6 +33,11 @@ void StateStage::set_rules(std::vector<alerts::RuleSpec> rules) {
   agg_.set_rules(std::move(rules));
 }
 
+std::vector<std::pair<uint64_t, uint64_t>> StateStage::window_counts(int64_t window_ms) {
+  std::lock_guard lock(mu_);
+  return agg_.window_counts(window_ms, now_ms());
+}
+
 std::optional<nlohmann::json> StateStage::series(uint64_t cluster_id, int64_t window_ms) {
   std::lock_guard lock(mu_);
   return agg_.series(cluster_id, window_ms, now_ms());

@@ -36,6 +36,7 @@ class StateStage final : public Stage {
   void set_rules(std::vector<alerts::RuleSpec> rules);
   // Throws std::invalid_argument for a window that is not configured.
   std::optional<nlohmann::json> series(uint64_t cluster_id, int64_t window_ms);
+  std::vector<std::pair<uint64_t, uint64_t>> window_counts(int64_t window_ms);
 
  protected:
   void process(Batch& b) override;

@@ -135,6 +135,47 @@ std::vector<bool> Catalog::apply(const std::vector<ClusterUpdate>& updates) {
   return is_new;
 }
 
+json Catalog::list(int64_t limit, int64_t offset, const std::string& sort, const std::string& q) {
+  const char* order = sort == "last_seen"    ? " ORDER BY last_seen_ms DESC, cluster_id"
+                      : sort == "first_seen" ? " ORDER BY first_seen_ms DESC, cluster_id"
+                                             : " ORDER BY count DESC, cluster_id";
+  // instr(lower(...)) instead of LIKE: no wildcard escaping to get wrong.
+  const std::string where = q.empty() ? "" : " WHERE instr(lower(template), lower(?3)) > 0";
+  std::lock_guard lock(reader_mu_);
+  json out = {{"clusters", json::array()}, {"limit", limit}, {"offset", offset}};
+  sqlite::Transaction tx(*reader_, /*immediate=*/false);
+  const std::string sql = "SELECT cluster_id, template_id, template, count, first_seen_ms, last_seen_ms FROM clusters" +
+                          where + order + " LIMIT ?1 OFFSET ?2";
+  Stmt s(*reader_, sql.c_str());
+  s.bind(1, limit).bind(2, offset);
+  if (!q.empty()) s.bind(3, q);
+  while (s.step()) out["clusters"].push_back(cluster_row(s));
+  const std::string count_sql =
+      std::string("SELECT count(*) FROM clusters") + (q.empty() ? "" : " WHERE instr(lower(template), lower(?1)) > 0");
+  Stmt t(*reader_, count_sql.c_str());
+  if (!q.empty()) t.bind(1, q);
+  t.step();
+  out["total"] = t.col_int(0);
+  tx.commit();
+  return out;
+}
+
+std::vector<json> Catalog::rows(const std::vector<uint64_t>& ids) {
+  std::lock_guard lock(reader_mu_);
+  std::vector<json> out;
+  sqlite::Transaction tx(*reader_, /*immediate=*/false);
+  Stmt s(*reader_,
+         "SELECT cluster_id, template_id, template, count, first_seen_ms, last_seen_ms FROM clusters"
+         " WHERE cluster_id = ?1");
+  for (uint64_t id : ids) {
+    s.reset();
+    s.bind(1, as_i64(id));
+    if (s.step()) out.push_back(cluster_row(s));
+  }
+  tx.commit();
+  return out;
+}
+
 json Catalog::list(int64_t limit, int64_t offset) {
   std::lock_guard lock(reader_mu_);
   json out = {{"clusters", json::array()}, {"limit", limit}, {"offset", offset}};

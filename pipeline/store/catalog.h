@@ -50,6 +50,11 @@ class Catalog {
 
   // Thread-safe reads. {"clusters": [...], "total": N}, by count descending.
   nlohmann::json list(int64_t limit, int64_t offset);
+  // sort: "count" (default), "last_seen" or "first_seen", newest/highest
+  // first; q: case-insensitive substring of the template ("" = all).
+  nlohmann::json list(int64_t limit, int64_t offset, const std::string& sort, const std::string& q);
+  // The cluster rows (no examples) of these ids that exist, in the same order.
+  std::vector<nlohmann::json> rows(const std::vector<uint64_t>& ids);
   std::optional<nlohmann::json> get(uint64_t cluster_id);
   // Checkpoints the WAL and truncates it (called at shutdown).
   void checkpoint();

@@ -46,10 +46,11 @@ bool loopback(const std::string& host) {
 
 Access route_access(std::string_view path) {
   if (path == "/healthz" || path == "/readyz" || path == "/metrics" || path == "/info" || path == "/openapi.json" ||
-      path == "/" || path.starts_with("/ui/"))
+      path == "/" || path == "/index.html" || path.starts_with("/ui/"))
     return Access::kPublic;
   if (path == "/inferences" || path == "/loki/api/v1/push" || path == "/v1/logs" || path == "/_bulk" ||
-      path.ends_with("/_bulk"))
+      path.ends_with("/_bulk") || path == "/_cat/health" || path == "/_cluster/health" || path == "/_license" ||
+      path == "/_xpack")
     return Access::kIngest;
   return Access::kAdmin;  // anything else, including unknown paths: no probing without a token
 }
@@ -71,7 +72,9 @@ std::optional<std::string> Authenticator::check(Access access, std::string_view 
 std::optional<std::string> check_exposure(const Config& c) {
   if (!c.admin_token.empty()) return std::nullopt;
   for (const auto& [key, host] : {std::pair<const char*, const std::string&>{"http_host", c.http_host},
-                                  std::pair<const char*, const std::string&>{"tcp_host", c.tcp_host}}) {
+                                  std::pair<const char*, const std::string&>{"tcp_host", c.tcp_host},
+                                  std::pair<const char*, const std::string&>{"syslog_host", c.syslog_host}}) {
+    if (key == std::string_view("syslog_host") && c.syslog_port < 0) continue;
     if (!loopback(host))
       return std::string("refusing to listen on ") + key + " " + host +
              " without admin_token: anyone who can connect could read templates and examples and change "

@@ -1,9 +1,11 @@
 // GET /clusters, /clusters/{id}, /clusters/{id}/series
 #include "service/api/routes.h"
 
+#include <cctype>
 #include <stdexcept>
 
 #include "lsh/lsh.h"
+#include "pipeline/core/time.h"
 #include "pipeline/store/catalog.h"
 
 namespace logsift::api {
@@ -17,7 +19,69 @@ HttpResponse handle_clusters(ServerContext& ctx, const HttpRequest& req, const T
   if (auto* v = t.get("offset"); v && !parse_int_param(*v, 0, int64_t{1} << 40, &offset))
     return error_response(req.version(), req.keep_alive(), http::status::bad_request, Reject::kBadRequest,
                           "'offset' must be a non-negative integer");
-  return json_response(req, http::status::ok, ctx.catalog->list(limit, offset));
+  const std::string sort = t.get("sort") ? *t.get("sort") : "count";
+  const std::string q = t.get("q") ? *t.get("q") : "";
+  if (q.size() > 1024)
+    return error_response(req.version(), req.keep_alive(), http::status::bad_request, Reject::kBadRequest,
+                          "'q' must be at most 1024 bytes");
+  if (sort != "count" && sort != "last_seen" && sort != "first_seen" && sort != "rate")
+    return error_response(req.version(), req.keep_alive(), http::status::bad_request, Reject::kBadRequest,
+                          "'sort' must be count, last_seen, first_seen or rate");
+  if (sort != "rate") {
+    json out = ctx.catalog->list(limit, offset, sort, q);
+    out["sort"] = sort;
+    if (!q.empty()) out["q"] = q;
+    return json_response(req, http::status::ok, out);
+  }
+  // sort=rate: by the count in the last `window` (one of series_windows),
+  // from the aggregator's sliding windows; clusters quiet in the window are
+  // not listed.
+  const std::string* w = t.get("window");
+  auto window = w ? parse_duration_ms(*w) : std::optional<int64_t>(ctx.config.series_windows_ms().front());
+  if (!window)
+    return error_response(req.version(), req.keep_alive(), http::status::bad_request, Reject::kBadRequest,
+                          "'window' must be a duration such as 1m, 5m or 1h");
+  std::vector<std::pair<uint64_t, uint64_t>> counts;
+  try {
+    counts = ctx.pipeline->window_counts(*window);
+  } catch (const std::invalid_argument&) {
+    return error_response(req.version(), req.keep_alive(), http::status::bad_request, Reject::kBadRequest,
+                          "window not kept; configured series_windows: " + ctx.config.series_windows);
+  }
+  json page = json::array();
+  int64_t matched = 0;
+  constexpr size_t kChunk = 256;
+  for (size_t i = 0; i < counts.size(); i += kChunk) {
+    std::vector<uint64_t> ids;
+    for (size_t j = i; j < std::min(counts.size(), i + kChunk); ++j) ids.push_back(counts[j].first);
+    auto rows = ctx.catalog->rows(ids);
+    size_t r = 0;
+    for (size_t j = i; j < std::min(counts.size(), i + kChunk) && r < rows.size(); ++j) {
+      if (rows[r]["cluster_id"] != lsh::format_id(counts[j].first)) continue;  // not in the catalog (yet)
+      json row = std::move(rows[r++]);
+      if (!q.empty()) {
+        std::string tl = row.value("template", ""), ql = q;
+        for (auto& ch : tl) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+        for (auto& ch : ql) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+        if (tl.find(ql) == std::string::npos) continue;
+      }
+      if (matched >= offset && matched < offset + limit) {
+        row["window_count"] = counts[j].second;
+        page.push_back(std::move(row));
+      }
+      ++matched;
+    }
+    // Without a search the total is known without reading every row.
+    if (q.empty() && matched >= offset + limit) {
+      matched = static_cast<int64_t>(counts.size());
+      break;
+    }
+  }
+  json out = {{"clusters", std::move(page)}, {"limit", limit}, {"offset", offset}, {"total", matched},
+              {"sort", "rate"}, {"window_seconds", static_cast<double>(*window) / 1000.0}};
+  if (w) out["window"] = *w;
+  if (!q.empty()) out["q"] = q;
+  return json_response(req, http::status::ok, out);
 }
 
 HttpResponse handle_cluster(ServerContext& ctx, const HttpRequest& req, std::string_view id_text) {
@@ -45,6 +109,15 @@ HttpResponse handle_series(ServerContext& ctx, const HttpRequest& req, std::stri
                           "'window' must be a duration such as 1m, 5m or 1h");
   try {
     auto s = ctx.pipeline->series(id, *window);
+    if (!s && ctx.catalog && ctx.catalog->get(id)) {
+      // Known, but no count in the kept windows (quiet, or counted before a
+      // restart): an empty series, not an error.
+      return json_response(req, http::status::ok,
+                           {{"cluster_id", std::string(id_text)},
+                            {"window_seconds", static_cast<double>(*window) / 1000.0},
+                            {"points", json::array()},
+                            {"total", 0}});
+    }
     if (!s)
       return error_response(req.version(), req.keep_alive(), http::status::not_found, Reject::kNotFound,
                             "no recent counts for cluster " + std::string(id_text));

@@ -4,6 +4,7 @@
 
 #include "pipeline/core/metrics.h"
 #include "service/api/auth.h"
+#include "service/api/bulk.h"
 #include "service/api/routes.h"
 
 namespace logsift {
@@ -15,6 +16,19 @@ HttpResponse error_response(unsigned version, bool keep_alive, http::status stat
   metrics().reject(reason);
   return make_response(version, keep_alive, status, dump({{"error", message}}) + "\n");
 }
+
+namespace {
+
+// GET / is the dashboard, except for an Elasticsearch client's version
+// probe: those ask for JSON (application/json or
+// application/vnd.elasticsearch+json); browsers and curl do not.
+bool wants_es_reply(const HttpRequest& req) {
+  auto accept = req[http::field::accept];
+  const std::string_view a(accept.data(), accept.size());
+  return req.target() == "/" && a.find("json") != std::string_view::npos && a.find("text/html") == std::string_view::npos;
+}
+
+}  // namespace
 
 void handle_http_request(ServerContext& ctx, AnyExecutor ex, HttpRequest&& req, Responder respond) {
   metrics().http_requests.inc();
@@ -38,6 +52,17 @@ void handle_http_request(ServerContext& ctx, AnyExecutor ex, HttpRequest&& req, 
   try {
     if (t.path == "/inferences") {
       if (only(http::verb::post)) handle_inferences(ctx, ex, std::move(req), std::move(respond));
+    } else if (t.path == "/loki/api/v1/push") {
+      if (only(http::verb::post)) handle_loki_push(ctx, ex, std::move(req), std::move(respond));
+    } else if (t.path == "/v1/logs") {
+      if (only(http::verb::post)) handle_otlp_logs(ctx, ex, std::move(req), std::move(respond));
+    } else if (auto index = bulk_target_index(t.path)) {
+      if (only(http::verb::post)) handle_bulk(ctx, ex, std::move(req), std::move(respond), *index);
+    } else if (auto page = (method == http::verb::get && !wants_es_reply(req)) ? web_asset(req, t.path)
+                                                                              : std::optional<HttpResponse>()) {
+      respond(std::move(*page));
+    } else if (auto probe = es_probe(req, t.path)) {
+      respond(std::move(*probe));
     } else if (t.path == "/healthz") {
       if (only(http::verb::get)) respond(json_response(req, http::status::ok, {{"status", "ok"}}));
     } else if (t.path == "/readyz") {

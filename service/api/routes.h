@@ -2,6 +2,7 @@
 // http_api.cpp dispatches to them.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -12,6 +13,16 @@ namespace logsift::api {
 
 // POST /inferences: replies from the batch's completion callback.
 void handle_inferences(ServerContext& ctx, AnyExecutor ex, HttpRequest&& req, Responder respond);
+// Log shippers' protocols (ingest.cpp): Loki push, OTLP/HTTP logs,
+// Elasticsearch bulk (index: the <index> of /<index>/_bulk, "" for /_bulk)
+// and the Elasticsearch probes (nullopt: not a probe).
+void handle_loki_push(ServerContext& ctx, AnyExecutor ex, HttpRequest&& req, Responder respond);
+void handle_otlp_logs(ServerContext& ctx, AnyExecutor ex, HttpRequest&& req, Responder respond);
+void handle_bulk(ServerContext& ctx, AnyExecutor ex, HttpRequest&& req, Responder respond, std::string_view index);
+std::optional<HttpResponse> es_probe(const HttpRequest& req, std::string_view target);
+// The dashboard's static files (web.cpp): "/", "/ui/app.js", "/ui/app.css",
+// "/ui/chart.js"; nullopt for other paths.
+std::optional<HttpResponse> web_asset(const HttpRequest& req, std::string_view path);
 // GET /clusters, /clusters/{id}, /clusters/{id}/series
 HttpResponse handle_clusters(ServerContext& ctx, const HttpRequest& req, const Target& t);
 HttpResponse handle_cluster(ServerContext& ctx, const HttpRequest& req, std::string_view id_text);

@@ -22,6 +22,7 @@
 #include "service/net/http_session.h"
 #include "service/net/listener.h"
 #include "service/net/server_context.h"
+#include "service/net/syslog_session.h"
 #include "service/net/tcp_session.h"
 
 namespace logsift {
@@ -79,7 +80,7 @@ int run_server(const Config& config) {
   auto delivery = std::make_shared<DeliveryWorker>(ioc, *alert_store, config, address_policy);
   router->attach(pipeline.get(), delivery);
   delivery->start();
-  std::shared_ptr<Listener> http_listener, tcp_listener;
+  std::shared_ptr<Listener> http_listener, tcp_listener, syslog_listener;
   try {
     http_listener = std::make_shared<Listener>(
         ioc, ctx, config.http_host, config.http_port, &start_http_session, config.max_http_connections,
@@ -88,14 +89,23 @@ int run_server(const Config& config) {
     tcp_listener = std::make_shared<Listener>(ioc, ctx, config.tcp_host, config.tcp_port, &start_tcp_session,
                                               config.max_tcp_connections, /*reserve=*/0,
                                               "{\"error\":\"too many connections\"}\n");
+    if (config.syslog_port >= 0) {
+      // Syslog senders never read: a refused connection just closes.
+      syslog_listener = std::make_shared<Listener>(ioc, ctx, config.syslog_host, config.syslog_port,
+                                                   &start_syslog_session, config.max_tcp_connections,
+                                                   /*reserve=*/0, "");
+    }
   } catch (const std::exception& e) {
     spdlog::critical("cannot listen: {}", e.what());
     pipeline->stop();
     return 1;
   }
   address_policy->set_own_ports({http_listener->local().port(), tcp_listener->local().port()});
+  if (syslog_listener) address_policy->set_own_ports({http_listener->local().port(), tcp_listener->local().port(),
+                                                      syslog_listener->local().port()});
   http_listener->run();
   tcp_listener->run();
+  if (syslog_listener) syslog_listener->run();
   ctx.ready = true;
 
   std::atomic<bool> stop_requested{false};
@@ -111,8 +121,10 @@ int run_server(const Config& config) {
   std::vector<std::thread> threads;
   for (int i = 0; i < config.io_threads; ++i) threads.emplace_back([&ioc] { ioc.run(); });
   // Printed whatever the log level: with port 0 it is how callers learn the ports.
-  std::fprintf(stderr, "logsift: listening http=%s tcp=%s data_dir=%s\n", endpoint_text(http_listener->local()).c_str(),
-               endpoint_text(tcp_listener->local()).c_str(), config.data_dir.c_str());
+  const std::string syslog_text =
+      syslog_listener ? " syslog=" + endpoint_text(syslog_listener->local()) : std::string();
+  std::fprintf(stderr, "logsift: listening http=%s tcp=%s%s data_dir=%s\n", endpoint_text(http_listener->local()).c_str(),
+               endpoint_text(tcp_listener->local()).c_str(), syslog_text.c_str(), config.data_dir.c_str());
   std::fflush(stderr);
 
   while (!stop_requested) std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -121,6 +133,7 @@ int run_server(const Config& config) {
   ctx.draining = true;
   http_listener->close();
   tcp_listener->close();
+  if (syslog_listener) syslog_listener->close();
   ctx.drain_all();
   auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(config.shutdown_grace_ms);
   while (ctx.connections.load() > 0 && std::chrono::steady_clock::now() < deadline)

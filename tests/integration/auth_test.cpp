@@ -87,7 +87,7 @@ TEST_F(Auth, PublicRoutesNeedNoToken) {
 }
 
 TEST(AuthExposure, NonLoopbackWithoutAdminTokenRefusesToStart) {
-  auto r = run_logsift({"serve", "--http-host", "0.0.0.0", "--http-port", "0", "--tcp-port", "0", "--data-dir",
+  auto r = run_logsift({"serve", "--http-host", "0.0.0.0", "--http-port", "0", "--tcp-port", "0", "--syslog-port", "0", "--data-dir",
                         "/tmp/logsift-auth-never-created"},
                        "", {}, Millis(20000));
   EXPECT_EQ(r.exit.code, 2) << r.describe();

@@ -82,7 +82,7 @@ TEST(TinyEncoderServe, InfoAndStableIdsAcrossRestart) {
 // `serve` with a bad encoder setting exits non-zero at start-up naming the key.
 void expect_serve_fails(const std::vector<std::string>& extra, const std::string& key) {
   TempDir data("logsift-encoder-cfg-");
-  std::vector<std::string> args = {"serve", "--http-port", "0", "--tcp-port", "0", "--data-dir", data.path()};
+  std::vector<std::string> args = {"serve", "--http-port", "0", "--tcp-port", "0", "--syslog-port", "0", "--data-dir", data.path()};
   args.insert(args.end(), extra.begin(), extra.end());
   RunResult r = run_logsift(args, "", {}, Millis(30000));
   EXPECT_FALSE(r.timed_out) << r.describe();

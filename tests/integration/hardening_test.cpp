@@ -114,7 +114,7 @@ TEST(HardeningDataDir, SecondServerOnTheSameDirectoryRefusesToStart) {
   opts.data_dir = dir.path();
   ServerProcess first(opts);
   ASSERT_TRUE(first.start_ready());
-  auto second = run_logsift({"serve", "--http-port", "0", "--tcp-port", "0", "--data-dir", dir.path()}, "", {},
+  auto second = run_logsift({"serve", "--http-port", "0", "--tcp-port", "0", "--syslog-port", "0", "--data-dir", dir.path()}, "", {},
                             Millis(30000));
   EXPECT_NE(second.exit.code, 0) << second.describe();
   EXPECT_NE(second.err.find("is in use by another logsift process (pid " + std::to_string(first.pid()) + ")"),

@@ -167,7 +167,7 @@ pid_t spawn(const std::vector<std::string>& argv, const KeyValues& extra_env, in
       for (int fd = 3; fd < 4096; ++fd) ::close(fd);
     }
     ::execve(args[0], args.data(), envp.data());
-    const char msg[] = "harness: execve failed for the logsift binary\n";
+    const char msg[] = "harness: execve failed\n";
     ssize_t ignored = ::write(2, msg, sizeof msg - 1);
     (void)ignored;
     ::_exit(127);
@@ -245,13 +245,32 @@ std::string RunResult::describe() const {
 
 RunResult run_logsift(const std::vector<std::string>& args, const std::string& stdin_data,
                       const KeyValues& env, Millis timeout) {
+  std::vector<std::string> argv{binary_path()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return run_program(argv, stdin_data, env, timeout);
+}
+
+BackgroundProcess spawn_background(const std::vector<std::string>& argv, const KeyValues& env) {
+  BackgroundProcess p;
+  p.pid = spawn(argv, env, -1, -1, -1, &p.error);
+  return p;
+}
+
+ProcessExit stop_background(BackgroundProcess& p, Millis deadline) {
+  if (p.pid <= 0) return {};
+  ::kill(p.pid, SIGTERM);
+  ProcessExit e = wait_or_kill(p.pid, deadline);
+  p.pid = -1;
+  return e;
+}
+
+RunResult run_program(const std::vector<std::string>& argv, const std::string& stdin_data,
+                      const KeyValues& env, Millis timeout) {
   RunResult res;
   int in_pipe[2], out_pipe[2], err_pipe[2];
   if (::pipe2(in_pipe, O_CLOEXEC) != 0) throw std::runtime_error("pipe2");
   if (::pipe2(out_pipe, O_CLOEXEC) != 0) throw std::runtime_error("pipe2");
   if (::pipe2(err_pipe, O_CLOEXEC) != 0) throw std::runtime_error("pipe2");
-  std::vector<std::string> argv{binary_path()};
-  argv.insert(argv.end(), args.begin(), args.end());
   std::string error;
   pid_t pid = spawn(argv, env, in_pipe[0], out_pipe[1], err_pipe[1], &error);
   ::close(in_pipe[0]);
@@ -345,7 +364,7 @@ ServerProcess::~ServerProcess() {
     return ::testing::AssertionFailure() << "pipe2: " << std::strerror(errno);
   }
   std::vector<std::string> argv{binary_path(), "serve",      "--http-port", "0",
-                                "--tcp-port",  "0",          "--data-dir",  data_dir_};
+                                "--tcp-port",  "0",          "--syslog-port", "0", "--data-dir",  data_dir_};
   if (options_.allow_loopback_webhooks) {
     argv.push_back("--webhook-allow-cidrs");
     argv.push_back("127.0.0.0/8,::1/128");
@@ -363,7 +382,7 @@ ServerProcess::~ServerProcess() {
   reader_ = std::thread([this] { reader_loop(); });
 
   static const std::regex kListening(
-      R"(listening http=(\S+):([0-9]+) tcp=(\S+):([0-9]+))");
+      R"(listening http=(\S+):([0-9]+) tcp=(\S+):([0-9]+)(?: syslog=(\S+):([0-9]+))?)");
   auto deadline = Clock::now() + options_.startup_timeout;
   std::unique_lock<std::mutex> lock(mutex_);
   std::size_t scanned_lines_end = 0;
@@ -377,6 +396,7 @@ ServerProcess::~ServerProcess() {
       if (std::regex_search(line, m, kListening)) {
         http_port_ = std::stoi(m[2].str());
         tcp_port_ = std::stoi(m[4].str());
+        syslog_port_ = m[6].matched ? std::stoi(m[6].str()) : 0;
         if (http_port_ <= 0 || http_port_ > 65535 || tcp_port_ <= 0 || tcp_port_ > 65535) {
           return ::testing::AssertionFailure() << "bad ports in listening line: " << line;
         }

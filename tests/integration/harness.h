@@ -72,7 +72,7 @@ struct ProcessExit {
 // ---------------------------------------------------------------------------
 // A `logsift serve` child process.
 struct ServerOptions {
-  // Appended after `serve --http-port 0 --tcp-port 0 --data-dir DIR`.
+  // Appended after `serve --http-port 0 --tcp-port 0 --syslog-port 0 --data-dir DIR`.
   std::vector<std::string> args;
   // Extra environment variables (the inherited LOGSIFT_* variables are dropped).
   KeyValues env;
@@ -99,6 +99,7 @@ class ServerProcess {
 
   int http_port() const { return http_port_; }
   int tcp_port() const { return tcp_port_; }
+  int syslog_port() const { return syslog_port_; }  // 0: no syslog listener
   pid_t pid() const { return pid_; }
   const std::string& data_dir() const { return data_dir_; }
 
@@ -120,6 +121,7 @@ class ServerProcess {
   int out_fd_ = -1;
   int http_port_ = 0;
   int tcp_port_ = 0;
+  int syslog_port_ = 0;
   std::optional<ProcessExit> exit_;
 
   mutable std::mutex mutex_;
@@ -141,6 +143,19 @@ struct RunResult {
 };
 RunResult run_logsift(const std::vector<std::string>& args, const std::string& stdin_data = "",
                       const KeyValues& env = {}, Millis timeout = Millis(30000));
+// The same for any program: argv[0] is its full path.
+RunResult run_program(const std::vector<std::string>& argv, const std::string& stdin_data = "",
+                      const KeyValues& env = {}, Millis timeout = Millis(30000));
+
+// A helper process (a real log shipper, say) run beside the server: stdio on
+// /dev/null, killed with the test process (PR_SET_PDEATHSIG). Stop it by PID.
+struct BackgroundProcess {
+  pid_t pid = -1;
+  std::string error;  // why spawning failed (pid == -1)
+};
+BackgroundProcess spawn_background(const std::vector<std::string>& argv, const KeyValues& env = {});
+// SIGTERM, then SIGKILL after `deadline`; reaps it.
+ProcessExit stop_background(BackgroundProcess& p, Millis deadline = Millis(10000));
 
 // ---------------------------------------------------------------------------
 // HTTP/1.1 client (Boost.Beast). Every operation has a timeout.

@@ -1,0 +1,1073 @@
+#include "pipeline/core/structured.h"
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+
+#include "pipeline/core/envelope.h"  // valid_utf8
+
+namespace logsift {
+
+// ===========================================================================
+// Shared helpers.
+
+bool iequals(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    char x = a[i], y = b[i];
+    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
+    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
+    if (x != y) return false;
+  }
+  return true;
+}
+
+std::string ascii_lower(std::string_view s) {
+  std::string r(s);
+  for (char& c : r)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return r;
+}
+
+namespace {
+bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f'; }
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+}  // namespace
+
+std::string_view trim_blanks(std::string_view s) {
+  size_t b = 0, e = s.size();
+  while (b < e && is_blank(s[b])) ++b;
+  while (e > b && is_blank(s[e - 1])) --e;
+  return s.substr(b, e - b);
+}
+
+int64_t days_from_civil(int64_t y, unsigned m, unsigned d) {
+  y -= m <= 2;
+  const int64_t era = (y >= 0 ? y : y - 399) / 400;
+  const unsigned yoe = static_cast<unsigned>(y - era * 400);
+  const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + static_cast<int64_t>(doe) - 719468;
+}
+
+namespace {
+
+bool read_digits(std::string_view s, size_t* i, size_t n, int* out) {
+  if (*i + n > s.size()) return false;
+  int v = 0;
+  for (size_t k = 0; k < n; ++k) {
+    char c = s[*i + k];
+    if (!is_digit(c)) return false;
+    v = v * 10 + (c - '0');
+  }
+  *i += n;
+  *out = v;
+  return true;
+}
+
+unsigned days_in_month(int y, int m) {
+  static constexpr unsigned kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  if (m == 2 && ((y % 4 == 0 && y % 100 != 0) || y % 400 == 0)) return 29;
+  return kDays[m - 1];
+}
+
+}  // namespace
+
+std::optional<int64_t> parse_rfc3339_ms(std::string_view s) {
+  size_t i = 0;
+  int y, mo, d, h, mi, sec;
+  if (!read_digits(s, &i, 4, &y) || i >= s.size() || s[i++] != '-') return std::nullopt;
+  if (!read_digits(s, &i, 2, &mo) || i >= s.size() || s[i++] != '-') return std::nullopt;
+  if (!read_digits(s, &i, 2, &d) || i >= s.size()) return std::nullopt;
+  if (s[i] != 'T' && s[i] != 't' && s[i] != ' ') return std::nullopt;
+  ++i;
+  if (!read_digits(s, &i, 2, &h) || i >= s.size() || s[i++] != ':') return std::nullopt;
+  if (!read_digits(s, &i, 2, &mi) || i >= s.size() || s[i++] != ':') return std::nullopt;
+  if (!read_digits(s, &i, 2, &sec)) return std::nullopt;
+  if (mo < 1 || mo > 12 || d < 1 || static_cast<unsigned>(d) > days_in_month(y, mo) || h > 23 || mi > 59 || sec > 60)
+    return std::nullopt;
+  int ms = 0;
+  if (i < s.size() && (s[i] == '.' || s[i] == ',')) {
+    ++i;
+    size_t n = 0;
+    while (i < s.size() && is_digit(s[i])) {
+      if (n < 3) ms = ms * 10 + (s[i] - '0');
+      ++n, ++i;
+    }
+    if (n == 0 || n > 12) return std::nullopt;
+    for (size_t k = n; k < 3; ++k) ms *= 10;
+  }
+  int64_t offset_min = 0;
+  if (i < s.size()) {
+    char z = s[i];
+    if (z == 'Z' || z == 'z') {
+      ++i;
+    } else if (z == '+' || z == '-') {
+      ++i;
+      int oh, om;
+      if (!read_digits(s, &i, 2, &oh)) return std::nullopt;
+      if (i < s.size() && s[i] == ':') ++i;
+      if (!read_digits(s, &i, 2, &om) || oh > 23 || om > 59) return std::nullopt;
+      offset_min = (oh * 60 + om) * (z == '-' ? -1 : 1);
+    } else {
+      return std::nullopt;
+    }
+  }
+  if (i != s.size()) return std::nullopt;
+  if (sec == 60) sec = 59;  // leap second: clamp
+  int64_t days = days_from_civil(y, static_cast<unsigned>(mo), static_cast<unsigned>(d));
+  int64_t secs = days * 86400 + h * 3600 + mi * 60 + sec - offset_min * 60;
+  return secs * 1000 + ms;
+}
+
+// ===========================================================================
+// LabelBuilder.
+
+std::string_view canonical_label_name(CanonicalLabel c) {
+  switch (c) {
+    case CanonicalLabel::kService:
+      return "service";
+    case CanonicalLabel::kLevel:
+      return "level";
+    case CanonicalLabel::kHost:
+      return "host";
+    case CanonicalLabel::kNone:
+      break;
+  }
+  return "";
+}
+
+LabelBuilder::LabelBuilder(const LabelKeyMap& keys, int max_labels, bool keep_other,
+                           const std::vector<std::string>* keep_keys)
+    : keys_(keys), max_labels_(std::max(0, max_labels)), keep_other_(keep_other), keep_keys_(keep_keys) {}
+
+CanonicalLabel LabelBuilder::classify(std::string_view key, int* rank) const {
+  const std::vector<std::string>* lists[3] = {&keys_.service, &keys_.level, &keys_.host};
+  for (int c = 0; c < 3; ++c) {
+    const auto& l = *lists[c];
+    for (size_t r = 0; r < l.size(); ++r) {
+      if (iequals(l[r], key)) {
+        if (rank) *rank = static_cast<int>(r);
+        return static_cast<CanonicalLabel>(c);
+      }
+    }
+  }
+  return CanonicalLabel::kNone;
+}
+
+namespace {
+bool usable_value(std::string_view v) { return !v.empty() && v.size() <= kMaxLabelValueBytes && valid_utf8(v); }
+}  // namespace
+
+void LabelBuilder::set(CanonicalLabel c, std::string_view value, int rank) {
+  if (c == CanonicalLabel::kNone) return;
+  value = trim_blanks(value);
+  if (!usable_value(value)) {
+    if (!value.empty()) ++dropped_;
+    return;
+  }
+  Slot& s = slots_[static_cast<int>(c)];
+  if (rank >= s.rank) return;  // a better (or equal, earlier) source already set it
+  s.rank = rank;
+  s.value = c == CanonicalLabel::kLevel ? ascii_lower(value) : std::string(value);
+}
+
+bool LabelBuilder::add_canonical(std::string_view key, std::string_view value, int priority_offset) {
+  int rank = 0;
+  CanonicalLabel c = classify(key, &rank);
+  if (c == CanonicalLabel::kNone) return false;
+  set(c, value, rank + priority_offset);
+  return true;
+}
+
+void LabelBuilder::add_other(std::string_view key, std::string_view value) {
+  value = trim_blanks(value);
+  if (key.empty() || key.size() > kMaxLabelKeyBytes || !valid_utf8(key) || !usable_value(value)) {
+    ++dropped_;
+    return;
+  }
+  for (const auto& [k, v] : others_)
+    if (k == key) return;  // first value wins
+  // Bounded: more than max_labels others can never be emitted.
+  if (others_.size() >= static_cast<size_t>(max_labels_)) {
+    ++dropped_;
+    return;
+  }
+  others_.emplace_back(std::string(key), std::string(value));
+}
+
+bool LabelBuilder::add(std::string_view key, std::string_view value, int priority_offset) {
+  if (add_canonical(key, value, priority_offset)) return true;
+  bool keep = keep_other_;
+  if (!keep && keep_keys_)
+    for (const auto& k : *keep_keys_)
+      if (k == key) {
+        keep = true;
+        break;
+      }
+  if (!keep) return false;
+  add_other(key, value);
+  return true;
+}
+
+Labels LabelBuilder::finish() {
+  Labels out;
+  size_t cap = static_cast<size_t>(max_labels_);
+  for (int c = 0; c < 3; ++c) {
+    if (slots_[c].value.empty()) continue;
+    if (out.size() >= cap) {
+      ++dropped_;
+      continue;
+    }
+    out.emplace_back(std::string(canonical_label_name(static_cast<CanonicalLabel>(c))), std::move(slots_[c].value));
+    slots_[c] = Slot{};
+  }
+  for (auto& kv : others_) {
+    bool clash = false;
+    for (const auto& o : out)
+      if (o.first == kv.first) clash = true;
+    if (clash) continue;
+    if (out.size() >= cap) {
+      ++dropped_;
+      continue;
+    }
+    out.push_back(std::move(kv));
+  }
+  others_.clear();
+  return out;
+}
+
+const LabelKeyMap& structured_label_keys() {
+  static const LabelKeyMap m{
+      {"service", "app", "service.name", "logger", "component"},
+      {"level", "severity", "lvl", "log.level"},
+      {"host", "hostname", "host.name"},
+  };
+  return m;
+}
+
+// ===========================================================================
+// Extraction.
+
+namespace {
+
+void append_utf8(uint32_t cp, std::string* out) {
+  if (cp < 0x80) {
+    out->push_back(static_cast<char>(cp));
+  } else if (cp < 0x800) {
+    out->push_back(static_cast<char>(0xC0 | (cp >> 6)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else if (cp < 0x10000) {
+    out->push_back(static_cast<char>(0xE0 | (cp >> 12)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else {
+    out->push_back(static_cast<char>(0xF0 | (cp >> 18)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  }
+}
+
+int hex_value(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+bool read_hex(std::string_view s, size_t i, size_t n, uint32_t* out) {
+  if (i + n > s.size()) return false;
+  uint32_t v = 0;
+  for (size_t k = 0; k < n; ++k) {
+    int h = hex_value(s[i + k]);
+    if (h < 0) return false;
+    v = (v << 4) | static_cast<uint32_t>(h);
+  }
+  *out = v;
+  return true;
+}
+
+// Unescapes the inside of a JSON string (already syntax-checked by the
+// scanner). Lone surrogates become U+FFFD.
+void json_unescape(std::string_view raw, std::string* out) {
+  out->clear();
+  out->reserve(raw.size());
+  for (size_t i = 0; i < raw.size(); ++i) {
+    char c = raw[i];
+    if (c != '\\') {
+      out->push_back(c);
+      continue;
+    }
+    char e = raw[++i];
+    switch (e) {
+      case 'b':
+        out->push_back('\b');
+        break;
+      case 'f':
+        out->push_back('\f');
+        break;
+      case 'n':
+        out->push_back('\n');
+        break;
+      case 'r':
+        out->push_back('\r');
+        break;
+      case 't':
+        out->push_back('\t');
+        break;
+      case 'u': {
+        uint32_t cp = 0;
+        read_hex(raw, i + 1, 4, &cp);
+        i += 4;
+        if (cp >= 0xD800 && cp <= 0xDBFF) {
+          uint32_t lo = 0;
+          if (i + 7 <= raw.size() && raw[i + 1] == '\\' && raw[i + 2] == 'u' && read_hex(raw, i + 3, 4, &lo) &&
+              lo >= 0xDC00 && lo <= 0xDFFF) {
+            cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+            i += 6;
+          } else {
+            cp = 0xFFFD;
+          }
+        } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
+          cp = 0xFFFD;
+        }
+        append_utf8(cp, out);
+        break;
+      }
+      default:
+        out->push_back(e);
+        break;  // " \ /
+    }
+  }
+}
+
+// --- A linear JSON scanner: validates a document, returns the top-level
+// members of an object (raw views), skips nested values iteratively.
+
+constexpr size_t kMaxJsonDepth = 128;
+
+enum class JKind { kString, kNumber, kTrue, kFalse, kNull, kObject, kArray };
+
+struct JMember {
+  std::string_view key;  // raw (escapes not resolved)
+  bool key_escaped = false;
+  JKind kind = JKind::kNull;
+  std::string_view value;  // raw: string contents without quotes, or the whole token/container
+  bool value_escaped = false;
+};
+
+struct JsonScanner {
+  std::string_view s;
+  size_t i = 0;
+
+  void ws() {
+    while (i < s.size() && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r')) ++i;
+  }
+  bool eof() const { return i >= s.size(); }
+
+  bool string(std::string_view* raw, bool* escaped) {
+    if (i >= s.size() || s[i] != '"') return false;
+    size_t start = ++i;
+    bool esc = false;
+    while (i < s.size()) {
+      unsigned char c = static_cast<unsigned char>(s[i]);
+      if (c == '"') {
+        *raw = s.substr(start, i - start);
+        *escaped = esc;
+        ++i;
+        return true;
+      }
+      if (c == '\\') {
+        esc = true;
+        if (i + 1 >= s.size()) return false;
+        char e = s[i + 1];
+        if (e == 'u') {
+          uint32_t cp;
+          if (!read_hex(s, i + 2, 4, &cp)) return false;
+          i += 6;
+          continue;
+        }
+        if (!std::strchr("\"\\/bfnrt", e) || e == '\0') return false;
+        i += 2;
+        continue;
+      }
+      if (c < 0x20) return false;
+      ++i;
+    }
+    return false;
+  }
+
+  bool number() {
+    size_t st = i;
+    if (i < s.size() && s[i] == '-') ++i;
+    if (i >= s.size()) return false;
+    if (s[i] == '0') {
+      ++i;
+    } else if (s[i] >= '1' && s[i] <= '9') {
+      while (i < s.size() && is_digit(s[i])) ++i;
+    } else {
+      return false;
+    }
+    if (i < s.size() && s[i] == '.') {
+      ++i;
+      size_t d = i;
+      while (i < s.size() && is_digit(s[i])) ++i;
+      if (i == d) return false;
+    }
+    if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+      ++i;
+      if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
+      size_t d = i;
+      while (i < s.size() && is_digit(s[i])) ++i;
+      if (i == d) return false;
+    }
+    return i > st;
+  }
+
+  bool literal(std::string_view lit) {
+    if (s.substr(i, lit.size()) != lit) return false;
+    i += lit.size();
+    return true;
+  }
+
+  // A scalar at i (string, number, literal); sets kind.
+  bool scalar(JKind* kind, std::string_view* raw, bool* escaped) {
+    if (eof()) return false;
+    char c = s[i];
+    size_t st = i;
+    *escaped = false;
+    if (c == '"') {
+      *kind = JKind::kString;
+      return string(raw, escaped);
+    }
+    if (c == 't') {
+      *kind = JKind::kTrue;
+      if (!literal("true")) return false;
+    } else if (c == 'f') {
+      *kind = JKind::kFalse;
+      if (!literal("false")) return false;
+    } else if (c == 'n') {
+      *kind = JKind::kNull;
+      if (!literal("null")) return false;
+    } else {
+      *kind = JKind::kNumber;
+      if (!number()) return false;
+    }
+    *raw = s.substr(st, i - st);
+    return true;
+  }
+
+  bool key_colon() {
+    std::string_view k;
+    bool e;
+    ws();
+    if (!string(&k, &e)) return false;
+    ws();
+    if (eof() || s[i] != ':') return false;
+    ++i;
+    return true;
+  }
+
+  // Skips one value of any kind (iteratively, depth-limited).
+  bool value() {
+    ws();
+    if (eof()) return false;
+    if (s[i] != '{' && s[i] != '[') {
+      JKind k;
+      std::string_view r;
+      bool e;
+      return scalar(&k, &r, &e);
+    }
+    std::string stack;  // expected closers
+    for (;;) {
+      // Here a value starts at i (after ws).
+      ws();
+      if (eof()) return false;
+      char c = s[i];
+      bool closed_value = false;
+      if (c == '{' || c == '[') {
+        if (stack.size() >= kMaxJsonDepth) return false;
+        stack.push_back(c == '{' ? '}' : ']');
+        ++i;
+        ws();
+        if (eof()) return false;
+        if (s[i] == stack.back()) {
+          ++i;
+          stack.pop_back();
+          closed_value = true;
+        } else if (stack.back() == '}') {
+          if (!key_colon()) return false;
+          continue;
+        } else {
+          continue;
+        }
+      } else {
+        JKind k;
+        std::string_view r;
+        bool e;
+        if (!scalar(&k, &r, &e)) return false;
+        closed_value = true;
+      }
+      // After a complete value: commas and closers.
+      while (closed_value) {
+        if (stack.empty()) return true;
+        ws();
+        if (eof()) return false;
+        char d = s[i];
+        if (d == ',') {
+          ++i;
+          if (stack.back() == '}' && !key_colon()) return false;
+          break;  // next value
+        }
+        if (d == stack.back()) {
+          ++i;
+          stack.pop_back();
+          continue;
+        }
+        return false;
+      }
+    }
+  }
+
+  // Parses a whole object starting at i; fills members (top level only).
+  // Requires the object to end at end-of-input (after blanks).
+  bool object(std::vector<JMember>* members) {
+    ws();
+    if (eof() || s[i] != '{') return false;
+    ++i;
+    ws();
+    if (eof()) return false;
+    if (s[i] == '}') {
+      ++i;
+      ws();
+      return eof();
+    }
+    for (;;) {
+      JMember m;
+      ws();
+      if (!string(&m.key, &m.key_escaped)) return false;
+      ws();
+      if (eof() || s[i] != ':') return false;
+      ++i;
+      ws();
+      if (eof()) return false;
+      if (s[i] == '{' || s[i] == '[') {
+        m.kind = s[i] == '{' ? JKind::kObject : JKind::kArray;
+        size_t st = i;
+        if (!value()) return false;
+        m.value = s.substr(st, i - st);
+      } else if (!scalar(&m.kind, &m.value, &m.value_escaped)) {
+        return false;
+      }
+      members->push_back(m);
+      ws();
+      if (eof()) return false;
+      if (s[i] == ',') {
+        ++i;
+        continue;
+      }
+      if (s[i] == '}') {
+        ++i;
+        ws();
+        return eof();
+      }
+      return false;
+    }
+  }
+};
+
+// The text of a scalar member: unescaped strings, numbers and booleans as
+// written; nullopt for null, objects and arrays.
+std::optional<std::string_view> member_text(const JMember& m, std::string* tmp) {
+  switch (m.kind) {
+    case JKind::kString:
+      if (!m.value_escaped) return m.value;
+      json_unescape(m.value, tmp);
+      return std::string_view(*tmp);
+    case JKind::kNumber:
+    case JKind::kTrue:
+    case JKind::kFalse:
+      return m.value;
+    default:
+      return std::nullopt;
+  }
+}
+
+std::string_view member_key(const JMember& m, std::string* tmp) {
+  if (!m.key_escaped) return m.key;
+  json_unescape(m.key, tmp);
+  return *tmp;
+}
+
+// pino / bunyan numeric levels.
+std::string_view numeric_level(std::string_view v) {
+  if (v == "10") return "trace";
+  if (v == "20") return "debug";
+  if (v == "30") return "info";
+  if (v == "40") return "warn";
+  if (v == "50") return "error";
+  if (v == "60") return "fatal";
+  return {};
+}
+
+constexpr std::string_view kCallerKeys[] = {"caller", "source", "logger", "logger_name", "file"};
+
+// Reads the members of a JSON object (already scanned) into labels; returns
+// the index of the message member, or -1.
+struct JsonFields {
+  int message_index = -1;
+  std::string caller;
+};
+
+void json_labels(const std::vector<JMember>& members, int skip_index, const StructuredOptions& opts, LabelBuilder* lb) {
+  std::string kt, vt;
+  for (size_t idx = 0; idx < members.size(); ++idx) {
+    if (static_cast<int>(idx) == skip_index) continue;
+    const JMember& m = members[idx];
+    std::string_view key = member_key(m, &kt);
+    if (m.kind == JKind::kObject && key == "labels") {
+      // Explicit labels (logsift's envelope form): every scalar member kept.
+      JsonScanner inner{m.value};
+      std::vector<JMember> lm;
+      if (!inner.object(&lm)) continue;
+      std::string ikt, ivt;
+      for (const auto& l : lm) {
+        std::string_view lk = member_key(l, &ikt);
+        auto lv = member_text(l, &ivt);
+        if (!lv) continue;
+        if (!lb->add_canonical(lk, *lv)) lb->add_other(lk, *lv);
+      }
+      continue;
+    }
+    bool is_message_key = false;
+    for (const auto& mk : opts.message_keys)
+      if (mk == key) is_message_key = true;
+    if (is_message_key) continue;
+    auto text = member_text(m, &vt);
+    if (!text) continue;
+    if (m.kind == JKind::kNumber && lb->classify(key) == CanonicalLabel::kLevel) {
+      std::string_view nl = numeric_level(*text);
+      if (!nl.empty()) text = nl;
+    }
+    lb->add(key, *text);
+  }
+}
+
+std::string json_caller(const std::vector<JMember>& members) {
+  std::string kt, vt;
+  for (std::string_view ck : kCallerKeys) {
+    for (const auto& m : members) {
+      if (member_key(m, &kt) != ck) continue;
+      if (m.kind != JKind::kString) continue;
+      auto v = member_text(m, &vt);
+      if (!v || trim_blanks(*v).empty()) continue;
+      std::string caller(trim_blanks(*v));
+      if (ck == "file") {
+        for (const auto& l : members)
+          if (member_key(l, &kt) == "line" && l.kind == JKind::kNumber) caller += ":" + std::string(l.value);
+      }
+      return caller;
+    }
+  }
+  return {};
+}
+
+// Picks the message member: the first message key (in opts order) holding a
+// non-blank string. Sets *text (a view of the line or of *scratch).
+int json_message(const std::vector<JMember>& members, const StructuredOptions& opts, std::string* scratch,
+                 std::string_view* text) {
+  std::string kt;
+  for (const auto& mk : opts.message_keys) {
+    for (size_t idx = 0; idx < members.size(); ++idx) {
+      const JMember& m = members[idx];
+      if (m.kind != JKind::kString || member_key(m, &kt) != mk) continue;
+      std::string_view v;
+      if (m.value_escaped) {
+        std::string tmp;
+        json_unescape(m.value, &tmp);
+        if (trim_blanks(tmp).empty()) continue;
+        *scratch = std::move(tmp);
+        v = *scratch;
+      } else {
+        v = m.value;
+        if (trim_blanks(v).empty()) continue;
+      }
+      *text = v;
+      return static_cast<int>(idx);
+    }
+  }
+  return -1;
+}
+
+// Puts "caller=<caller> " in front of the message (in scratch).
+std::string_view with_caller(std::string_view caller, std::string_view message, std::string* scratch) {
+  std::string r;
+  r.reserve(caller.size() + message.size() + 8);
+  r += "caller=";
+  r += caller;
+  r += ' ';
+  r += message;
+  *scratch = std::move(r);
+  return *scratch;
+}
+
+bool try_json(std::string_view line, const StructuredOptions& opts, StructuredLine* out, std::string* scratch) {
+  JsonScanner sc{line};
+  std::vector<JMember> members;
+  if (!sc.object(&members)) return false;
+  std::string_view msg;
+  int mi = json_message(members, opts, scratch, &msg);
+  if (mi < 0) return false;
+  LabelBuilder lb(structured_label_keys(), opts.max_labels, false, &opts.keep_keys);
+  json_labels(members, mi, opts, &lb);
+  if (opts.keep_caller) {
+    std::string caller = json_caller(members);
+    if (!caller.empty()) msg = with_caller(caller, msg, scratch);
+  }
+  out->message = msg;
+  out->labels = lb.finish();
+  out->kind = "json";
+  return true;
+}
+
+// --- Go-style quoted strings (logfmt and klog values, strconv.Quote).
+
+// At s[i] == '"': finds the closing quote (backslash escapes skipped). Sets
+// *end to the index after it, *escaped if any backslash.
+bool find_quoted_end(std::string_view s, size_t i, size_t* end, bool* escaped) {
+  if (i >= s.size() || s[i] != '"') return false;
+  bool esc = false;
+  for (size_t k = i + 1; k < s.size(); ++k) {
+    if (s[k] == '\\') {
+      esc = true;
+      ++k;
+      continue;
+    }
+    if (s[k] == '"') {
+      *end = k + 1;
+      *escaped = esc;
+      return true;
+    }
+  }
+  return false;
+}
+
+// Unescapes the inside of a Go-quoted string.
+bool go_unquote(std::string_view raw, std::string* out) {
+  out->clear();
+  out->reserve(raw.size());
+  for (size_t i = 0; i < raw.size(); ++i) {
+    char c = raw[i];
+    if (c != '\\') {
+      out->push_back(c);
+      continue;
+    }
+    if (++i >= raw.size()) return false;
+    char e = raw[i];
+    uint32_t cp = 0;
+    switch (e) {
+      case 'a':
+        out->push_back('\a');
+        break;
+      case 'b':
+        out->push_back('\b');
+        break;
+      case 'f':
+        out->push_back('\f');
+        break;
+      case 'n':
+        out->push_back('\n');
+        break;
+      case 'r':
+        out->push_back('\r');
+        break;
+      case 't':
+        out->push_back('\t');
+        break;
+      case 'v':
+        out->push_back('\v');
+        break;
+      case '\\':
+      case '"':
+      case '\'':
+        out->push_back(e);
+        break;
+      case 'x':
+        if (!read_hex(raw, i + 1, 2, &cp)) return false;
+        out->push_back(static_cast<char>(cp));
+        i += 2;
+        break;
+      case 'u':
+        if (!read_hex(raw, i + 1, 4, &cp)) return false;
+        append_utf8(cp >= 0xD800 && cp <= 0xDFFF ? 0xFFFD : cp, out);
+        i += 4;
+        break;
+      case 'U':
+        if (!read_hex(raw, i + 1, 8, &cp)) return false;
+        append_utf8(cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF) ? 0xFFFD : cp, out);
+        i += 8;
+        break;
+      default:
+        if (e >= '0' && e <= '7') {  // \ooo
+          if (i + 3 > raw.size()) return false;
+          int v = 0;
+          for (int k = 0; k < 3; ++k) {
+            char o = raw[i + k];
+            if (o < '0' || o > '7') return false;
+            v = v * 8 + (o - '0');
+          }
+          if (v > 255) return false;
+          out->push_back(static_cast<char>(v));
+          i += 2;
+          break;
+        }
+        return false;
+    }
+  }
+  return true;
+}
+
+struct KvPair {
+  std::string_view key;
+  std::string_view value;  // raw: inside the quotes when quoted
+  bool quoted = false;
+  bool escaped = false;
+};
+
+bool is_key_char(char c) { return c > ' ' && c != '=' && c != '"' && c != 0x7f; }
+
+// Parses `k=v k2="q v"` pairs separated by blanks, from s[i] to the end.
+// Every token must be a pair. Returns false otherwise.
+bool parse_pairs(std::string_view s, size_t i, std::vector<KvPair>* pairs) {
+  for (;;) {
+    while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
+    if (i >= s.size()) return true;
+    size_t ks = i;
+    while (i < s.size() && is_key_char(s[i])) ++i;
+    if (i == ks || i >= s.size() || s[i] != '=') return false;
+    KvPair p;
+    p.key = s.substr(ks, i - ks);
+    ++i;  // '='
+    if (i < s.size() && s[i] == '"') {
+      size_t end;
+      if (!find_quoted_end(s, i, &end, &p.escaped)) return false;
+      p.value = s.substr(i + 1, end - i - 2);
+      p.quoted = true;
+      i = end;
+      if (i < s.size() && s[i] != ' ' && s[i] != '\t') return false;
+    } else {
+      size_t vs = i;
+      while (i < s.size() && s[i] != ' ' && s[i] != '\t') {
+        if (s[i] == '"' || s[i] == '=') return false;
+        ++i;
+      }
+      p.value = s.substr(vs, i - vs);
+    }
+    pairs->push_back(p);
+  }
+}
+
+std::optional<std::string_view> pair_text(const KvPair& p, std::string* tmp) {
+  if (!p.escaped) return p.value;
+  if (!go_unquote(p.value, tmp)) return std::nullopt;
+  return std::string_view(*tmp);
+}
+
+void pair_labels(const std::vector<KvPair>& pairs, int skip, const StructuredOptions& opts, LabelBuilder* lb,
+                 std::string* caller) {
+  std::string tmp;
+  for (size_t idx = 0; idx < pairs.size(); ++idx) {
+    if (static_cast<int>(idx) == skip) continue;
+    const KvPair& p = pairs[idx];
+    bool is_message_key = false;
+    for (const auto& mk : opts.message_keys)
+      if (mk == p.key) is_message_key = true;
+    if (is_message_key) continue;
+    auto v = pair_text(p, &tmp);
+    if (!v) continue;
+    if (caller && caller->empty())
+      for (std::string_view ck : kCallerKeys)
+        if (ck == p.key && !trim_blanks(*v).empty()) *caller = std::string(trim_blanks(*v));
+    lb->add(p.key, *v);
+  }
+}
+
+bool try_logfmt(std::string_view line, const StructuredOptions& opts, StructuredLine* out, std::string* scratch) {
+  // Cheap reject: a logfmt line starts with a key and has an '=' early on.
+  size_t eq = line.find('=');
+  if (eq == std::string_view::npos || eq == 0) return false;
+  std::vector<KvPair> pairs;
+  if (!parse_pairs(line, 0, &pairs) || pairs.size() < 2) return false;
+  int mi = -1;
+  std::string_view msg;
+  for (const auto& mk : opts.message_keys) {
+    for (size_t idx = 0; idx < pairs.size() && mi < 0; ++idx) {
+      if (pairs[idx].key != mk) continue;
+      std::string tmp;
+      auto v = pair_text(pairs[idx], &tmp);
+      if (!v || trim_blanks(*v).empty()) continue;
+      if (pairs[idx].escaped) {
+        *scratch = std::move(tmp);
+        msg = *scratch;
+      } else {
+        msg = *v;
+      }
+      mi = static_cast<int>(idx);
+    }
+    if (mi >= 0) break;
+  }
+  if (mi < 0) return false;
+  LabelBuilder lb(structured_label_keys(), opts.max_labels, false, &opts.keep_keys);
+  std::string caller;
+  pair_labels(pairs, mi, opts, &lb, opts.keep_caller ? &caller : nullptr);
+  if (opts.keep_caller && !caller.empty()) msg = with_caller(caller, msg, scratch);
+  out->message = msg;
+  out->labels = lb.finish();
+  out->kind = "logfmt";
+  return true;
+}
+
+// klog / glog header: Lmmdd hh:mm:ss.uuuuuu threadid file:line] msg
+bool try_klog(std::string_view line, const StructuredOptions& opts, StructuredLine* out, std::string* scratch) {
+  if (line.size() < 30) return false;
+  std::string_view level;
+  switch (line[0]) {
+    case 'I':
+      level = "info";
+      break;
+    case 'W':
+      level = "warning";
+      break;
+    case 'E':
+      level = "error";
+      break;
+    case 'F':
+      level = "fatal";
+      break;
+    default:
+      return false;
+  }
+  // "Immdd hh:mm:ss.uuuuuu"
+  static constexpr std::string_view kShape = "0000 00:00:00.000000";
+  for (size_t k = 0; k < kShape.size(); ++k) {
+    char c = line[1 + k];
+    if (kShape[k] == '0' ? !is_digit(c) : c != kShape[k]) return false;
+  }
+  size_t i = 1 + kShape.size();
+  if (i >= line.size() || line[i] != ' ') return false;
+  while (i < line.size() && line[i] == ' ') ++i;
+  size_t ds = i;
+  while (i < line.size() && is_digit(line[i])) ++i;
+  if (i == ds || i >= line.size() || line[i] != ' ') return false;
+  ++i;
+  // file:line]
+  size_t fs = i;
+  while (i < line.size() && line[i] != ']' && line[i] != ' ') ++i;
+  if (i >= line.size() || line[i] != ']') return false;
+  std::string_view file_line = line.substr(fs, i - fs);
+  size_t colon = file_line.rfind(':');
+  if (colon == std::string_view::npos || colon == 0 || colon + 1 == file_line.size()) return false;
+  for (size_t k = colon + 1; k < file_line.size(); ++k)
+    if (!is_digit(file_line[k])) return false;
+  ++i;  // ']'
+  if (i < line.size() && line[i] == ' ') ++i;
+  std::string_view rest = line.substr(i);
+
+  LabelBuilder lb(structured_label_keys(), opts.max_labels, false, &opts.keep_keys);
+  lb.set(CanonicalLabel::kLevel, level, 1 << 20);  // a key=value level, if any, wins
+  std::string_view msg = rest;
+  std::string kind = "klog";
+  size_t qend;
+  bool esc;
+  if (!rest.empty() && rest[0] == '"' && find_quoted_end(rest, 0, &qend, &esc)) {
+    std::vector<KvPair> pairs;
+    if (qend == rest.size() || ((rest[qend] == ' ') && parse_pairs(rest, qend, &pairs))) {
+      std::string tmp;
+      std::string_view inner = rest.substr(1, qend - 2);
+      bool ok = true;
+      if (esc) {
+        ok = go_unquote(inner, &tmp);
+      }
+      if (ok) {
+        if (esc) {
+          *scratch = std::move(tmp);
+          msg = *scratch;
+        } else {
+          msg = inner;
+        }
+        kind = "klog-structured";
+        pair_labels(pairs, -1, opts, &lb, nullptr);
+      }
+    }
+  }
+  if (trim_blanks(msg).empty()) return false;
+  if (opts.keep_caller) msg = with_caller(file_line, msg, scratch);
+  out->message = msg;
+  out->labels = lb.finish();
+  out->kind = std::move(kind);
+  return true;
+}
+
+// "free text {json object}": tries the first few " {" positions.
+bool try_trailing_json(std::string_view line, const StructuredOptions& opts, StructuredLine* out,
+                       std::string* scratch) {
+  std::string_view t = trim_blanks(line);
+  if (t.size() < 4 || t.back() != '}') return false;
+  int tries = 0;
+  size_t pos = 0;
+  while (tries < 4) {
+    pos = t.find(" {", pos);
+    if (pos == std::string_view::npos) return false;
+    ++tries;
+    JsonScanner sc{t.substr(pos + 1)};
+    std::vector<JMember> members;
+    if (sc.object(&members)) {
+      std::string_view msg = trim_blanks(t.substr(0, pos));
+      if (msg.empty()) return false;
+      LabelBuilder lb(structured_label_keys(), opts.max_labels, false, &opts.keep_keys);
+      json_labels(members, -1, opts, &lb);
+      if (opts.keep_caller) {
+        std::string caller = json_caller(members);
+        if (!caller.empty()) msg = with_caller(caller, msg, scratch);
+      }
+      out->message = msg;
+      out->labels = lb.finish();
+      out->kind = "text+json";
+      return true;
+    }
+    pos += 2;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool unquote_go_string(std::string_view inner, std::string* out) { return go_unquote(inner, out); }
+
+bool extract_structured(std::string_view line, const StructuredOptions& opts, StructuredLine* out,
+                        std::string* scratch) {
+  out->message = {};
+  out->labels.clear();
+  out->structured = false;
+  out->kind.clear();
+  scratch->clear();
+  std::string_view t = trim_blanks(line);
+  bool ok = false;
+  if (!t.empty()) {
+    if (t.front() == '{') ok = try_json(t, opts, out, scratch);
+    if (!ok && (t[0] == 'I' || t[0] == 'W' || t[0] == 'E' || t[0] == 'F')) ok = try_klog(t, opts, out, scratch);
+    if (!ok && t.front() != '{') ok = try_logfmt(t, opts, out, scratch);
+    if (!ok && opts.split_trailing_json) ok = try_trailing_json(t, opts, out, scratch);
+  }
+  if (!ok) {
+    out->message = line;
+    out->labels.clear();
+    out->kind = "text";
+    return false;
+  }
+  out->structured = true;
+  return true;
+}
+
+}  // namespace logsift

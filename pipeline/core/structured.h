@@ -1,0 +1,174 @@
+// Structured-line message extraction: what identifies a log statement is its
+// message, so a line that a logging library wrote as a structure is reduced
+// to that message before clustering, for every input (HTTP, TCP, syslog, Loki,
+// OTLP, bulk).
+//
+// Recognised, in this order (the first that fits wins):
+//   json       a JSON object line. The message is the first of
+//              opts.message_keys (default msg, message, log, text) that holds
+//              a non-empty string. A "labels" member holding an object is read
+//              as explicit labels (logsift's own TCP envelope form).
+//   klog       I1123 10:11:12.123456    1234 file.go:123] message
+//              and structured klog: ... file.go:123] "msg" key="val" k2=3
+//   logfmt     key=value key2="quoted \" value": every token a pair, at least
+//              2 pairs, one of them a message key.
+//   text+json  (opts.split_trailing_json) free text followed by one JSON
+//              object, as winston's and winston-loki's formats write
+//              ("user 42 logged in {"trace_id":"ab12","level":"info"}"): the
+//              text is the message, the object's fields are handled as above.
+// Anything else is unstructured: out->message is the whole line.
+//
+// Labels: level/severity/lvl/log.level -> "level" (lower-cased; pino/bunyan
+// numeric levels 10..60 -> trace..fatal; klog's I/W/E/F -> info/warning/
+// error/fatal), service/app/service.name/logger/component -> "service" (the
+// first of these present, in that order), host/hostname/host.name -> "host".
+// Every other field (timestamps, trace/span ids, pids, caller, ...) is dropped
+// unless listed in opts.keep_keys; at most opts.max_labels labels. With
+// opts.keep_caller the caller (caller/source/logger/file[:line], klog's
+// file:line) is put in front of the message ("caller=x.go:12 msg") so the same
+// text logged from two places stays two statements.
+//
+// Errors: none. Malformed structure of any kind (truncated JSON, bad escapes,
+// a lone key) just means "unstructured"; an empty or blank message means
+// unstructured too (the caller then uses the whole line). Never throws; the
+// work is linear in the line (JSON nesting deeper than 128 is unstructured).
+//
+// This header also holds the label mapping that every ingest parser shares
+// (LabelKeyMap, LabelBuilder): one place for the key normalisation, the
+// value checks and the max_labels limit.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "pipeline/core/record.h"
+
+namespace logsift {
+
+// ---------------------------------------------------------------------------
+// Label mapping shared by the ingest parsers.
+
+// Source keys of the three canonical labels, best first. Keys match
+// ASCII-case-insensitively.
+struct LabelKeyMap {
+  std::vector<std::string> service;
+  std::vector<std::string> level;
+  std::vector<std::string> host;
+};
+
+// The canonical labels, in the order LabelBuilder::finish() emits them.
+enum class CanonicalLabel : int { kService = 0, kLevel = 1, kHost = 2, kNone = 3 };
+std::string_view canonical_label_name(CanonicalLabel c);  // "service", "level", "host"
+
+// Limits on one label (as the HTTP envelope's).
+inline constexpr size_t kMaxLabelKeyBytes = 256;
+inline constexpr size_t kMaxLabelValueBytes = 1024;
+
+// Collects the labels of one entry. Canonical labels keep the value of their
+// best-ranked source key (rank = position in the LabelKeyMap list plus the
+// call's priority offset; lower wins, ties keep the first); other keys are
+// kept in arrival order when the builder keeps others or the key is in
+// keep_keys (exact match), first value per key. A value that is empty (after
+// trimming blanks), longer than kMaxLabelValueBytes or not valid UTF-8, or a
+// key over kMaxLabelKeyBytes, is dropped and counted. finish() returns
+// service, level, host (those set), then the others, cut at max_labels (the
+// cut ones are counted too).
+class LabelBuilder {
+ public:
+  LabelBuilder(const LabelKeyMap& keys, int max_labels, bool keep_other = false,
+               const std::vector<std::string>* keep_keys = nullptr);
+
+  // The canonical label a source key maps to (kNone if none), and its rank.
+  CanonicalLabel classify(std::string_view key, int* rank = nullptr) const;
+
+  // Offers key=value: a canonical key fills its label (see the ranking above),
+  // another key is kept if the builder keeps others or keep_keys lists it.
+  // Returns true if the key was canonical or kept (false: dropped as noise).
+  bool add(std::string_view key, std::string_view value, int priority_offset = 0);
+  // Offers only if canonical; other keys are ignored (returns false).
+  bool add_canonical(std::string_view key, std::string_view value, int priority_offset = 0);
+  // Sets a canonical label directly with the given rank (e.g. syslog's
+  // APP-NAME as "service"). Level values are lower-cased.
+  void set(CanonicalLabel c, std::string_view value, int rank = 0);
+  // Keeps key=value as an extra label regardless of keep_other.
+  void add_other(std::string_view key, std::string_view value);
+
+  bool has(CanonicalLabel c) const { return !slots_[static_cast<int>(c)].value.empty(); }
+  const std::string& get(CanonicalLabel c) const { return slots_[static_cast<int>(c)].value; }
+
+  Labels finish();
+  // Labels dropped so far: bad values, over the limits (finish() adds its cut).
+  size_t dropped() const { return dropped_; }
+
+ private:
+  struct Slot {
+    std::string value;
+    int rank = 1 << 30;
+  };
+  const LabelKeyMap& keys_;
+  int max_labels_;
+  bool keep_other_;
+  const std::vector<std::string>* keep_keys_;
+  Slot slots_[3];
+  Labels others_;
+  size_t dropped_ = 0;
+};
+
+// The key map of structured lines (level/severity/lvl/log.level; service/app/
+// service.name/logger/component; host/hostname/host.name).
+const LabelKeyMap& structured_label_keys();
+
+// ASCII case-insensitive equality.
+bool iequals(std::string_view a, std::string_view b);
+// Lower-cases ASCII letters.
+std::string ascii_lower(std::string_view s);
+// Trims ASCII blanks (space, tab, CR, LF, VT, FF) from both ends.
+std::string_view trim_blanks(std::string_view s);
+
+// RFC 3339 / ISO 8601 date-time -> ms since the Unix epoch: "2026-11-23T04:24:00Z",
+// "...T04:24:00.444319+00:00", a ' ' instead of 'T', no zone = UTC. Fraction
+// digits beyond ms are truncated. nullopt if malformed or out of range.
+std::optional<int64_t> parse_rfc3339_ms(std::string_view s);
+// Days from 1970-01-01 to the civil date (proleptic Gregorian).
+int64_t days_from_civil(int64_t y, unsigned m, unsigned d);
+
+// Unescapes the inside of a Go / PromQL quoted string (\" \\ \' \n \t \r \a \b
+// \f \v \xHH \ooo \uHHHH \UHHHHHHHH); false on a bad escape.
+bool unquote_go_string(std::string_view inner, std::string* out);
+
+// ---------------------------------------------------------------------------
+// Structured-line extraction.
+
+struct StructuredOptions {
+  std::vector<std::string> message_keys{"msg", "message", "log", "text"};
+  // Fields kept as labels beyond service/level/host (exact key match).
+  std::vector<std::string> keep_keys;
+  int max_labels = 16;
+  // Prefix the caller ("caller=x.go:12 ") to the message.
+  bool keep_caller = false;
+  // Recognise "free text {json object}" lines (winston's formats).
+  bool split_trailing_json = true;
+};
+
+struct StructuredLine {
+  // The message: a view into the input line or into *scratch (after
+  // unescaping or with the caller prefix). Valid while both live unchanged.
+  std::string_view message;
+  Labels labels;
+  bool structured = false;
+  // "json", "logfmt", "klog", "klog-structured", "text+json"; "text" if unstructured.
+  std::string kind;
+};
+
+// Fills *out (cleared first) and returns out->structured. `scratch` is
+// overwritten: it holds the message when it could not be a view of `line`.
+// Unstructured: out->message == line, no labels. A trailing '\r' is not
+// removed: strip it before calling.
+bool extract_structured(std::string_view line, const StructuredOptions& opts, StructuredLine* out,
+                        std::string* scratch);
+
+}  // namespace logsift

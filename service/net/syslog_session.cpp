@@ -1,0 +1,164 @@
+#include "service/net/syslog_session.h"
+
+#include <deque>
+
+#include <boost/asio/dispatch.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/beast/core.hpp>
+#include <spdlog/spdlog.h>
+
+#include "pipeline/core/envelope.h"
+#include "pipeline/core/metrics.h"
+#include "pipeline/core/time.h"
+#include "service/net/syslog.h"
+
+namespace logsift {
+namespace {
+
+namespace beast = boost::beast;
+namespace net = boost::asio;
+using tcp = net::ip::tcp;
+
+constexpr size_t kReadChunk = 64 * 1024;
+// Room for the header and structured data in front of a max_line_bytes MSG.
+constexpr size_t kHeaderAllowance = 8 * 1024;
+
+class SyslogSession : public Session, public std::enable_shared_from_this<SyslogSession> {
+ public:
+  SyslogSession(tcp::socket&& socket, ServerContext& ctx, ListenerGrant grant)
+      : stream_(std::move(socket)),
+        ctx_(ctx),
+        slot_(ctx, std::move(grant)),
+        framer_(static_cast<size_t>(ctx.config.max_line_bytes) + kHeaderAllowance) {
+    beast::error_code ec;
+    auto ep = stream_.socket().remote_endpoint(ec);
+    if (!ec) peer_ = ep.address().to_string() + ":" + std::to_string(ep.port());
+    parse_opts_.max_labels = ctx.config.max_labels;
+  }
+
+  void start() {
+    net::dispatch(stream_.get_executor(), beast::bind_front_handler(&SyslogSession::do_read, shared_from_this()));
+  }
+
+  void begin_drain() override {
+    net::post(stream_.get_executor(), [self = shared_from_this()] {
+      self->read_done_ = true;
+      if (self->reading_) self->stream_.socket().shutdown(tcp::socket::shutdown_receive, self->ignored_);
+      self->maybe_finish();
+    });
+  }
+
+ private:
+  bool paused() const { return inflight_ >= ctx_.config.tcp_max_inflight_batches; }
+
+  void do_read() {
+    if (read_done_ || reading_ || paused()) return;
+    reading_ = true;
+    readbuf_.resize(kReadChunk);
+    stream_.expires_after(std::chrono::milliseconds(ctx_.config.tcp_idle_timeout_ms));
+    stream_.async_read_some(net::buffer(readbuf_.data(), readbuf_.size()),
+                            beast::bind_front_handler(&SyslogSession::on_read, shared_from_this()));
+  }
+
+  void on_read(beast::error_code ec, std::size_t n) {
+    reading_ = false;
+    auto batch = std::make_unique<Batch>();
+    now_ = now_ms();
+    if (ec) {
+      read_done_ = true;
+      if (ec == beast::error::timeout) spdlog::debug("syslog {}: idle timeout", peer_);
+      framer_.finish();  // an unterminated last LF frame is still a message
+    } else {
+      framer_.feed(std::string_view(readbuf_.data(), n));
+    }
+    SyslogFrameEvent ev;
+    while (framer_.next(&ev)) {
+      metrics().syslog_frames.inc();
+      if (ev.kind == SyslogFrameEvent::Kind::kError) {
+        rejected(Reject::kBadRequest, ev.error);
+        continue;
+      }
+      add_frame(*batch, ev.frame);
+    }
+    if (!batch->records.empty()) submit(std::move(batch));
+    if (ec) return maybe_finish();
+    do_read();
+  }
+
+  void add_frame(Batch& batch, std::string_view frame) {
+    // Blank keep-alive lines some senders emit between LF frames.
+    if (frame.find_first_not_of(" \t\r\n") == std::string_view::npos) return;
+    std::string error;
+    parse_opts_.now_ms = now_;
+    if (!parse_syslog(frame, &msg_, &error, parse_opts_)) {
+      rejected(Reject::kBadRequest, error);
+      return;
+    }
+    if (auto e = check_text(msg_.message, ctx_.config)) {
+      rejected(e->reason, e->message);
+      return;
+    }
+    Record& r = batch.records.emplace_back();
+    r.received_ms = now_;
+    // The framer's buffer moves on with the next read: the message is copied.
+    r.text = batch.keep(msg_.message);
+    r.labels = std::move(msg_.labels);
+    apply_structured(r, ctx_.config, batch);
+  }
+
+  void rejected(Reject reason, const std::string& why) {
+    metrics().reject(reason);
+    metrics().syslog_rejected.inc();
+    // Rate-limited per connection: the first few, then every 1000th.
+    if (++rejections_ <= 5 || rejections_ % 1000 == 0)
+      spdlog::warn("syslog {}: frame rejected ({} so far on this connection): {}", peer_, rejections_, why);
+  }
+
+  void submit(std::unique_ptr<Batch> batch) {
+    ++inflight_;
+    auto self = shared_from_this();
+    batch->on_done = [self](std::unique_ptr<Batch>) {
+      net::post(self->stream_.get_executor(), [self] {
+        --self->inflight_;
+        self->do_read();  // may resume a paused connection
+        self->maybe_finish();
+      });
+    };
+    submit_with_backoff(stream_.get_executor(), ctx_.pipeline, std::move(batch), std::chrono::hours(24 * 365),
+                        [](std::unique_ptr<Batch>) {});
+  }
+
+  void maybe_finish() {
+    if (!read_done_ || inflight_ > 0 || reading_ || closed_) return;
+    closed_ = true;
+    stream_.socket().shutdown(tcp::socket::shutdown_both, ignored_);
+    stream_.socket().close(ignored_);
+  }
+
+  beast::tcp_stream stream_;
+  ServerContext& ctx_;
+  ConnectionSlot slot_;
+  SyslogFramer framer_;
+  SyslogParseOptions parse_opts_;
+  SyslogMessage msg_;
+  std::string peer_ = "?";
+  std::string readbuf_;
+  int64_t now_ = 0;
+  int inflight_ = 0;
+  uint64_t rejections_ = 0;
+  bool reading_ = false;
+  bool read_done_ = false;
+  bool closed_ = false;
+  beast::error_code ignored_;
+};
+
+}  // namespace
+
+void start_syslog_session(tcp::socket socket, ServerContext& ctx, ListenerGrant grant) {
+  metrics().syslog_connections_total.inc();
+  auto s = std::make_shared<SyslogSession>(std::move(socket), ctx, std::move(grant));
+  ctx.track(s);
+  s->start();
+}
+
+}  // namespace logsift

@@ -1,0 +1,352 @@
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "pipeline/core/structured.h"
+
+namespace logsift {
+namespace {
+
+struct Extracted {
+  bool structured = false;
+  std::string message;
+  Labels labels;
+  std::string kind;
+};
+
+Extracted run(std::string_view line, const StructuredOptions& o = {}) {
+  StructuredLine out;
+  std::string scratch;
+  Extracted e;
+  e.structured = extract_structured(line, o, &out, &scratch);
+  EXPECT_EQ(e.structured, out.structured);
+  e.message = std::string(out.message);
+  e.labels = out.labels;
+  e.kind = out.kind;
+  return e;
+}
+
+Labels L(std::initializer_list<std::pair<std::string, std::string>> l) { return Labels(l); }
+
+// --- JSON -----------------------------------------------------------------
+
+TEST(Structured, JsonZap) {
+  auto e = run(R"({"level":"INFO","ts":1700000000.123,"caller":"server/main.go:42","msg":"listening on port 8080",)"
+               R"("port":8080,"trace_id":"4bf92f3577b34da6"})");
+  EXPECT_TRUE(e.structured);
+  EXPECT_EQ(e.kind, "json");
+  EXPECT_EQ(e.message, "listening on port 8080");
+  EXPECT_EQ(e.labels, L({{"level", "info"}}));  // ts, caller, port, trace_id dropped
+}
+
+TEST(Structured, JsonMessageKeyOrder) {
+  // msg is listed before message: it wins whatever the field order.
+  EXPECT_EQ(run(R"({"message":"second","msg":"first"})").message, "first");
+  // null, non-strings and blank strings are skipped.
+  EXPECT_EQ(run(R"({"msg":null,"message":"m"})").message, "m");
+  EXPECT_EQ(run(R"({"msg":42,"log":"from log"})").message, "from log");
+  EXPECT_EQ(run(R"({"msg":"  ","text":"t"})").message, "t");
+  // Configured keys.
+  StructuredOptions o;
+  o.message_keys = {"event"};
+  EXPECT_EQ(run(R"({"msg":"no","event":"yes"})", o).message, "yes");
+  EXPECT_FALSE(run(R"({"msg":"no"})", o).structured);
+}
+
+TEST(Structured, JsonUnescapesIntoScratch) {
+  StructuredLine out;
+  std::string scratch;
+  std::string line = R"({"msg":"tab\there \"q\" \u00fc \ud83d\ude00 \/ \\"})";
+  ASSERT_TRUE(extract_structured(line, {}, &out, &scratch));
+  EXPECT_EQ(out.message, "tab\there \"q\" \xC3\xBC \xF0\x9F\x98\x80 / \\");
+  EXPECT_EQ(out.message.data(), scratch.data());
+  // Without escapes the message is a view into the line (no copy).
+  std::string plain = R"({"msg":"plain text"})";
+  ASSERT_TRUE(extract_structured(plain, {}, &out, &scratch));
+  EXPECT_GE(out.message.data(), plain.data());
+  EXPECT_LT(out.message.data(), plain.data() + plain.size());
+  // A lone surrogate becomes U+FFFD rather than invalid UTF-8.
+  EXPECT_EQ(run(R"({"msg":"x\ud800y"})").message, "x\xEF\xBF\xBDy");
+}
+
+TEST(Structured, JsonLabels) {
+  auto e = run(R"({"host":"web-1","msg":"m","lvl":"Warn","app":"billing","service":"payments","severity":"ERROR",)"
+               R"("hostname":"other"})");
+  // service beats app (order of the key list, not of the line); level beats
+  // severity and lvl; host beats hostname.
+  EXPECT_EQ(e.labels, L({{"service", "payments"}, {"level", "error"}, {"host", "web-1"}}));
+  // service.name (ECS flat key) and logger/component.
+  EXPECT_EQ(run(R"({"msg":"m","service.name":"api","log.level":"debug","host.name":"h"})").labels,
+            L({{"service", "api"}, {"level", "debug"}, {"host", "h"}}));
+  EXPECT_EQ(run(R"({"msg":"m","component":"kubelet","logger":"org.x.Y"})").labels, L({{"service", "org.x.Y"}}));
+  // Numbers and booleans as written; objects, arrays, null ignored.
+  EXPECT_EQ(run(R"({"msg":"m","host":12,"service":{"name":"x"},"level":null})").labels, L({{"host", "12"}}));
+}
+
+TEST(Structured, JsonPinoNumericLevels) {
+  auto e = run(R"({"level":30,"time":1531171074631,"pid":657,"hostname":"box","msg":"hello world"})");
+  EXPECT_EQ(e.message, "hello world");
+  EXPECT_EQ(e.labels, L({{"level", "info"}, {"host", "box"}}));
+  EXPECT_EQ(run(R"({"level":50,"msg":"x"})").labels, L({{"level", "error"}}));
+  EXPECT_EQ(run(R"({"level":60,"msg":"x"})").labels, L({{"level", "fatal"}}));
+  EXPECT_EQ(run(R"({"level":35,"msg":"x"})").labels, L({{"level", "35"}}));  // not a pino level: as is
+}
+
+TEST(Structured, JsonKeepKeysAndLimit) {
+  StructuredOptions o;
+  o.keep_keys = {"env", "region", "trace_id"};
+  auto e = run(R"({"msg":"m","env":"prod","trace_id":"abc","region":"eu","level":"info","other":"x"})", o);
+  EXPECT_EQ(e.labels, L({{"level", "info"}, {"env", "prod"}, {"trace_id", "abc"}, {"region", "eu"}}));
+  o.max_labels = 2;
+  e = run(R"({"msg":"m","env":"prod","trace_id":"abc","region":"eu","level":"info","other":"x"})", o);
+  EXPECT_EQ(e.labels, L({{"level", "info"}, {"env", "prod"}}));
+  o.max_labels = 0;
+  e = run(R"({"msg":"m","level":"info"})", o);
+  EXPECT_TRUE(e.structured);
+  EXPECT_TRUE(e.labels.empty());
+}
+
+TEST(Structured, JsonExplicitLabelsObject) {
+  // logsift's own TCP envelope form.
+  auto e = run(R"({"message":"disk full","labels":{"service":"db","team":"core","n":3}})");
+  EXPECT_EQ(e.message, "disk full");
+  EXPECT_EQ(e.labels, L({{"service", "db"}, {"team", "core"}, {"n", "3"}}));
+}
+
+TEST(Structured, JsonCaller) {
+  StructuredOptions o;
+  o.keep_caller = true;
+  EXPECT_EQ(run(R"({"msg":"retrying","caller":"a/b.go:12"})", o).message, "caller=a/b.go:12 retrying");
+  EXPECT_EQ(run(R"({"msg":"retrying","file":"x.py","line":7})", o).message, "caller=x.py:7 retrying");
+  EXPECT_EQ(run(R"({"msg":"retr\"ying","logger":"com.acme.Svc"})", o).message, "caller=com.acme.Svc retr\"ying");
+  EXPECT_EQ(run(R"({"msg":"no caller"})", o).message, "no caller");
+  // Off by default.
+  EXPECT_EQ(run(R"({"msg":"retrying","caller":"a/b.go:12"})").message, "retrying");
+  // Two places, same text: apart with the option, together without.
+  EXPECT_NE(run(R"({"msg":"x","caller":"a.go:1"})", o).message, run(R"({"msg":"x","caller":"b.go:2"})", o).message);
+}
+
+TEST(Structured, JsonNested) {
+  auto e = run(R"({"msg":"m","ctx":{"a":[1,2,{"b":"}"}],"c":{}},"arr":[[],[[]]],"level":"info"})");
+  EXPECT_TRUE(e.structured);
+  EXPECT_EQ(e.labels, L({{"level", "info"}}));
+}
+
+TEST(Structured, JsonMalformedIsUnstructured) {
+  const char* bad[] = {
+      R"({"msg":"unterminated)",
+      R"({"msg":"x",})",
+      R"({"msg":"x" "level":"y"})",
+      R"({"msg":"x"} trailing)",
+      R"({"msg":"bad escape \q"})",
+      R"({"msg":"bad \u12"})",
+      "{\"msg\":\"raw\x01control\"}",
+      R"({"msg":"x","n":01})",
+      R"({"msg":"x","n":-})",
+      R"({"msg":"x","n":1.})",
+      R"({"msg":"x","a":[1,2})",
+      R"({"msg":"x","a":{"k" 1}})",
+      R"({"msg":"x","a":tru})",
+      R"({msg:"x"})",
+      R"({})",
+      R"({"level":"info"})",
+      R"({"msg":""})",
+      "{",
+      "{\"",
+  };
+  for (const char* b : bad) {
+    auto e = run(b);
+    EXPECT_FALSE(e.structured) << b;
+    EXPECT_EQ(e.message, b);
+    EXPECT_EQ(e.kind, "text");
+    EXPECT_TRUE(e.labels.empty());
+  }
+}
+
+TEST(Structured, JsonDeepNestingIsBounded) {
+  std::string deep = R"({"msg":"m","a":)" + std::string(100000, '[') + std::string(100000, ']') + "}";
+  EXPECT_FALSE(run(deep).structured);  // deeper than the limit: unstructured, no recursion
+  std::string ok = R"({"msg":"m","a":)" + std::string(100, '[') + std::string(100, ']') + "}";
+  EXPECT_TRUE(run(ok).structured);
+}
+
+// --- logfmt ---------------------------------------------------------------
+
+TEST(Structured, Logfmt) {
+  auto e = run(R"(time=2024-01-02T03:04:05Z level=warn msg="disk \"sda\" almost full" host=db-1 pct=91)");
+  EXPECT_TRUE(e.structured);
+  EXPECT_EQ(e.kind, "logfmt");
+  EXPECT_EQ(e.message, "disk \"sda\" almost full");
+  EXPECT_EQ(e.labels, L({{"level", "warn"}, {"host", "db-1"}}));
+  EXPECT_EQ(run("level=info msg=started").message, "started");
+  EXPECT_EQ(run(R"(ts=1 message="a b" service=api)").labels, L({{"service", "api"}}));
+  StructuredOptions o;
+  o.keep_caller = true;
+  EXPECT_EQ(run(R"(level=info caller=main.go:12 msg="listening")", o).message, "caller=main.go:12 listening");
+}
+
+TEST(Structured, LogfmtNotEnough) {
+  EXPECT_FALSE(run("msg=alone").structured);                  // one pair
+  EXPECT_FALSE(run("level=info status=200").structured);      // no message key
+  EXPECT_FALSE(run("user=bob logged in msg=hi").structured);  // bare words
+  EXPECT_FALSE(run(R"(level=info msg="unterminated)").structured);
+  EXPECT_FALSE(run(R"(level=info msg="")").structured);  // empty message
+  EXPECT_FALSE(run(R"(level=info msg=a"b)").structured);
+  EXPECT_FALSE(run("=x msg=y").structured);
+  EXPECT_FALSE(run(R"(level=info msg="x"y)").structured);
+}
+
+// --- klog -----------------------------------------------------------------
+
+TEST(Structured, Klog) {
+  auto e = run("I1123 10:11:12.123456    1234 file.go:123] Starting controller for pods");
+  EXPECT_TRUE(e.structured);
+  EXPECT_EQ(e.kind, "klog");
+  EXPECT_EQ(e.message, "Starting controller for pods");
+  EXPECT_EQ(e.labels, L({{"level", "info"}}));
+  EXPECT_EQ(run("W0102 03:04:05.000001 7 reflector.go:424] watch ended").labels, L({{"level", "warning"}}));
+  EXPECT_EQ(run("E0102 03:04:05.000001 7 a.go:1] boom").labels, L({{"level", "error"}}));
+  EXPECT_EQ(run("F0102 03:04:05.000001 7 a.go:1] dead").labels, L({{"level", "fatal"}}));
+  StructuredOptions o;
+  o.keep_caller = true;
+  EXPECT_EQ(run("I1123 10:11:12.123456    1234 file.go:123] Starting", o).message, "caller=file.go:123 Starting");
+}
+
+TEST(Structured, KlogStructured) {
+  auto e = run(R"(I1123 10:11:12.123456    1234 controller.go:210] "Pod status updated" )"
+               R"(pod="kube-system/coredns-5d78c9869d-abcde" status="Running" attempt=3)");
+  EXPECT_TRUE(e.structured);
+  EXPECT_EQ(e.kind, "klog-structured");
+  EXPECT_EQ(e.message, "Pod status updated");
+  EXPECT_EQ(e.labels, L({{"level", "info"}}));
+  e = run(R"(E1123 10:11:12.123456 1 x.go:5] "Failed \"sync\"\n" err="timeout" service="kubelet")");
+  EXPECT_EQ(e.message, "Failed \"sync\"\n");
+  EXPECT_EQ(e.labels, L({{"service", "kubelet"}, {"level", "error"}}));
+  // A quoted start without valid pairs after it: the plain klog message.
+  e = run(R"(I1123 10:11:12.123456 1 x.go:5] "quoted" and then words)");
+  EXPECT_EQ(e.kind, "klog");
+  EXPECT_EQ(e.message, R"("quoted" and then words)");
+}
+
+TEST(Structured, KlogNotQuite) {
+  EXPECT_FALSE(run("I1123 10:11:12 1234 file.go:123] no micros").structured);
+  EXPECT_FALSE(run("X1123 10:11:12.123456 1234 file.go:123] bad level").structured);
+  EXPECT_FALSE(run("I1123 10:11:12.123456 abc file.go:123] bad thread").structured);
+  EXPECT_FALSE(run("I1123 10:11:12.123456 1234 file.go] no line").structured);
+  EXPECT_FALSE(run("I1123 10:11:12.123456 1234 file.go:123]   ").structured);  // empty message
+  EXPECT_FALSE(run("INFO all good").structured);
+}
+
+// --- text + trailing JSON ---------------------------------------------------
+
+TEST(Structured, TrailingJson) {
+  // What winston-loki sends (tests/data/ingest/loki).
+  auto e = run(R"(user 42 logged in {"trace_id":"abc123","attempt":2,"level":"info"})");
+  EXPECT_TRUE(e.structured);
+  EXPECT_EQ(e.kind, "text+json");
+  EXPECT_EQ(e.message, "user 42 logged in");
+  EXPECT_EQ(e.labels, L({{"level", "info"}}));
+  // Braces inside the text are skipped over; a later object is found.
+  e = run(R"(set {a b} done {"level":"warn"})");
+  EXPECT_EQ(e.message, "set {a b} done");
+  StructuredOptions o;
+  o.split_trailing_json = false;
+  EXPECT_FALSE(run(R"(user 42 logged in {"trace_id":"abc123"})", o).structured);
+  EXPECT_FALSE(run(R"(ends with {not json})").structured);
+  EXPECT_FALSE(run(R"(ends with {"a":1} trailing)").structured);
+}
+
+// --- general ----------------------------------------------------------------
+
+TEST(Structured, PlainText) {
+  auto e = run("Connection refused to 10.0.0.1:5432");
+  EXPECT_FALSE(e.structured);
+  EXPECT_EQ(e.kind, "text");
+  EXPECT_EQ(e.message, "Connection refused to 10.0.0.1:5432");
+  EXPECT_FALSE(run("").structured);
+  EXPECT_EQ(run("").message, "");
+  EXPECT_FALSE(run("   ").structured);
+}
+
+TEST(Structured, NeverThrowsOnGarbage) {
+  // Every prefix of some structured lines, and random bytes: no crash.
+  std::string lines[] = {
+      R"({"msg":"a\u00fc\"b","level":"info","n":[1,{"x":null}]})",
+      R"(I1123 10:11:12.123456    1234 file.go:123] "m" k="v\x41" n=1)",
+      R"(level=info msg="a \" b" host=x)",
+      R"(text {"level":"info"})",
+  };
+  for (const auto& l : lines)
+    for (size_t n = 0; n <= l.size(); ++n) run(l.substr(0, n));
+  uint32_t seed = 12345;
+  for (int i = 0; i < 2000; ++i) {
+    std::string s;
+    int len = static_cast<int>(seed % 64);
+    for (int k = 0; k < len; ++k) {
+      seed = seed * 1664525u + 1013904223u;
+      const char alphabet[] = "{}[]\":,\\u0aZ =\"I1W \xff\x80";
+      s.push_back(alphabet[(seed >> 24) % (sizeof(alphabet) - 1)]);
+    }
+    seed = seed * 1664525u + 1013904223u;
+    run(s);
+  }
+}
+
+TEST(Structured, BadLabelValuesDropped) {
+  // Invalid UTF-8 in a label value (raw bytes inside a JSON string).
+  auto e = run("{\"msg\":\"m\",\"host\":\"\xff\xfe\",\"level\":\"info\"}");
+  EXPECT_TRUE(e.structured);
+  EXPECT_EQ(e.labels, L({{"level", "info"}}));
+  // Over 1024 bytes.
+  e = run(R"({"msg":"m","host":")" + std::string(2000, 'h') + R"("})");
+  EXPECT_TRUE(e.labels.empty());
+}
+
+// --- LabelBuilder / helpers ----------------------------------------------------
+
+TEST(LabelBuilder, RankingAndLimits) {
+  LabelKeyMap keys{{"service", "app"}, {"level"}, {"host"}};
+  std::vector<std::string> keep{"env"};
+  LabelBuilder lb(keys, 3, false, &keep);
+  EXPECT_TRUE(lb.add("APP", "a"));      // case-insensitive key
+  EXPECT_TRUE(lb.add("service", "s"));  // better rank
+  EXPECT_TRUE(lb.add("app", "a2"));     // worse rank: ignored
+  EXPECT_TRUE(lb.add("Level", " WARN "));
+  EXPECT_FALSE(lb.add("trace_id", "x"));  // noise
+  EXPECT_TRUE(lb.add("env", "prod"));
+  EXPECT_TRUE(lb.add("host", "h"));
+  Labels l = lb.finish();
+  EXPECT_EQ(l, L({{"service", "s"}, {"level", "warn"}, {"host", "h"}}));  // env cut by max_labels 3
+  EXPECT_EQ(lb.dropped(), 1u);
+
+  LabelBuilder all(keys, 16, true);
+  all.add("a", "1");
+  all.add("a", "2");  // first value wins
+  all.add("b", "");   // empty: dropped
+  all.add(std::string(300, 'k'), "v");
+  EXPECT_EQ(all.finish(), L({{"a", "1"}}));
+  EXPECT_EQ(all.dropped(), 2u);
+
+  LabelBuilder pri(keys, 16);
+  pri.add_canonical("level", "from-metadata", 100);
+  pri.add_canonical("level", "from-stream", 0);
+  EXPECT_EQ(pri.get(CanonicalLabel::kLevel), "from-stream");
+}
+
+TEST(Rfc3339, Parse) {
+  EXPECT_EQ(parse_rfc3339_ms("1970-01-01T00:00:00Z"), 0);
+  EXPECT_EQ(parse_rfc3339_ms("2026-11-23T04:24:00.444319+00:00"), 1795407840444);
+  EXPECT_EQ(parse_rfc3339_ms("2026-11-23T05:24:00.444+01:00"), 1795407840444);
+  EXPECT_EQ(parse_rfc3339_ms("2026-11-23 04:24:00"), 1795407840000);
+  EXPECT_EQ(parse_rfc3339_ms("2024-02-29T00:00:00Z"), 1709164800000);
+  EXPECT_FALSE(parse_rfc3339_ms("2023-02-29T00:00:00Z"));
+  EXPECT_FALSE(parse_rfc3339_ms("2026-13-01T00:00:00Z"));
+  EXPECT_FALSE(parse_rfc3339_ms("2026-11-23T04:24"));
+  EXPECT_FALSE(parse_rfc3339_ms("2026-11-23T04:24:00+0"));
+  EXPECT_FALSE(parse_rfc3339_ms("2026-11-23T04:24:00.Z"));
+  EXPECT_FALSE(parse_rfc3339_ms("2026-11-23T04:24:00Zjunk"));
+  EXPECT_FALSE(parse_rfc3339_ms(""));
+}
+
+}  // namespace
+}  // namespace logsift
