@@ -1,6 +1,15 @@
 // Findings of the hardening review (issue 12), each against a real server:
 // every one of these failed before its fix.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
 #include <string>
+#include <thread>
 
 #include "harness.h"
 
@@ -126,6 +135,88 @@ TEST(HardeningDataDir, SecondServerOnTheSameDirectoryRefusesToStart) {
   // Released on exit: a new server starts on it.
   ServerProcess third(opts);
   EXPECT_TRUE(third.start_ready());
+}
+
+
+namespace {
+
+long rss_kb(pid_t pid) {
+  std::ifstream f("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(f, line))
+    if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6));
+  return -1;
+}
+
+}  // namespace
+
+// A TCP client that sends and never reads its replies: the server used to
+// queue replies without bound (200k lines: RSS +50 MB). Now reading pauses
+// once tcp_max_write_queue_bytes of replies wait, so the kernel buffers fill
+// and the client blocks; the server's memory stays flat and it stays healthy.
+TEST(HardeningTcp, ClientThatNeverReadsCannotGrowMemory) {
+  ServerProcess server;
+  ASSERT_TRUE(server.start_ready());
+  // Warm the caches first so what follows measures queues, not caches.
+  ASSERT_EQ(post_infer(server.http_port(), "job 1 finished in 20 ms on worker 3").status, 200);
+  const long before = rss_kb(server.pid());
+  ASSERT_GT(before, 0);
+  // A raw socket that only writes (TcpLineClient reads while it writes).
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+  ASSERT_GE(fd, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(server.tcp_port()));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+  pollfd pw{fd, POLLOUT, 0};
+  ASSERT_EQ(::poll(&pw, 1, 5000), 1);
+  std::string chunk;
+  for (int i = 0; i < 1000; ++i) chunk += "job " + std::to_string(i) + " finished in 20 ms on worker 3\n";
+  // Up to 200k lines; writing stalls (2 s without progress) once the
+  // server stops reading and the kernel buffers are full: that is the point.
+  size_t sent = 0;
+  const size_t want = 200 * chunk.size();
+  while (sent < want) {
+    pollfd p{fd, POLLOUT, 0};
+    if (::poll(&p, 1, 2000) != 1) break;
+    const size_t off = sent % chunk.size();
+    const ssize_t n = ::send(fd, chunk.data() + off, chunk.size() - off, MSG_NOSIGNAL);
+    if (n <= 0) break;
+    sent += static_cast<size_t>(n);
+  }
+  EXPECT_LT(sent, want) << "the server kept reading although nobody read its replies";
+  std::this_thread::sleep_for(Millis(500));
+  const long after = rss_kb(server.pid());
+  EXPECT_LT(after - before, 20 * 1024) << "RSS grew from " << before << " kB to " << after << " kB";
+  EXPECT_TRUE(server_healthy(server.http_port()));
+  ::close(fd);
+  EXPECT_TRUE(server_healthy(server.http_port()));
+}
+
+// One huge request must not stall everyone else: 120 lines of 64 KB of
+// "1 1 1 ..." (the pre-mask used to be quadratic: 23 s for this request,
+// and a small inference sent meanwhile waited 21 s).
+TEST(HardeningFairness, BigRequestDoesNotStallSmallOnes) {
+  ServerProcess server;
+  ASSERT_TRUE(server.start_ready());
+  const int port = server.http_port();
+  std::string line;
+  while (line.size() < 64 * 1024 - 2) line += "1 ";
+  json big = {{"texts", json::array()}};
+  for (int i = 0; i < 120; ++i) big["texts"].push_back(line);
+  std::thread heavy([&] {
+    auto r = http_request(port, "POST", "/inferences", big.dump(), "application/json");
+    EXPECT_EQ(r.status, 200) << r.describe().substr(0, 300);
+  });
+  std::this_thread::sleep_for(Millis(50));
+  const auto t0 = std::chrono::steady_clock::now();
+  auto small = post_infer(port, "small request while a big one runs");
+  const auto waited = std::chrono::duration_cast<Millis>(std::chrono::steady_clock::now() - t0);
+  heavy.join();
+  EXPECT_EQ(small.status, 200);
+  // Generous bound (a loaded CI machine): the point is "not 21 s".
+  EXPECT_LT(waited.count(), 2000) << "a small request waited " << waited.count() << " ms behind a big one";
 }
 
 }  // namespace
