@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "pipeline/core/structured.h"
 #include "pipeline/eval/eval.h"
 #include "pipeline/pipeline.h"
 #include "service/cli/cli.h"
@@ -18,8 +19,26 @@ int cmd_eval(const Args& a) {
     return 2;
   }
   logsift::Pipeline pipeline(a.config, nullptr);
-  auto fn = [&pipeline](const std::vector<std::string>& lines) {
-    auto records = pipeline.run(lines);
+  // Score what the service clusters: with structured_messages (the default)
+  // a JSON/logfmt/klog line is clustered on its message field, as every
+  // ingest path does (pipeline/core/envelope.h apply_structured).
+  const bool structured = a.config.structured_messages;
+  auto fn = [&pipeline, structured](const std::vector<std::string>& lines) {
+    std::vector<std::string> texts;
+    if (structured) {
+      texts.reserve(lines.size());
+      logsift::StructuredOptions opts;
+      logsift::StructuredLine s;
+      std::string scratch;
+      for (const auto& l : lines) {
+        if (logsift::extract_structured(l, opts, &s, &scratch) &&
+            s.message.find_first_not_of(" \t") != std::string_view::npos)
+          texts.emplace_back(s.message);
+        else
+          texts.push_back(l);
+      }
+    }
+    auto records = pipeline.run(structured ? texts : lines);
     std::vector<logsift::eval::Prediction> out;
     out.reserve(records.size());
     for (const auto& r : records) out.push_back({r.cluster_id, std::string(r.template_text), r.template_id});

@@ -163,6 +163,40 @@ TEST(Cli, ClusterIdsMatchServer) {
 
 // --- eval ---
 
+// eval scores what the service clusters: logfmt lines of one statement with
+// different per-line fields are one event with structured_messages (the
+// default), and split when it is turned off.
+TEST(Cli, EvalScoresStructuredLinesOnTheirMessage) {
+  TempDir dir("logsift-eval-structured-");
+  dir.write_file("datasets.json", R"({"Logfmt": {"log": "L/x.log", "truth": "L/x.csv", "format": "logfmt"}})");
+  std::string log, csv = "LineId,Content,EventId,EventTemplate\n";
+  // One statement; the fields around it differ from line to line.
+  const char* extras[] = {"trace_id=4bf92f3577b34da6 status=200", "trace_id=00f067aa0ba902b7",
+                          "user=alice", "user=bob retry=true cache=miss"};
+  auto quote = [](const std::string& v) {
+    std::string q = "\"";
+    for (char c : v) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return q + "\"";
+  };
+  for (int i = 0; i < 4; ++i) {
+    const std::string line = "ts=2026-11-23T10:00:0" + std::to_string(i) + "Z level=info msg=\"request served\" " + extras[i];
+    log += line + "\n";
+    csv += std::to_string(i + 1) + "," + quote(line) + ",E1,request served\n";
+  }
+  dir.write_file("L/x.log", log);
+  dir.write_file("L/x.csv", csv);
+  RunResult on = run_logsift({"eval", dir.path(), "--json"}, "", {}, Millis(60000));
+  ASSERT_TRUE(on.exit.clean()) << on.describe();
+  json j = json::parse(on.out, nullptr, false);
+  ASSERT_TRUE(j.is_object()) << on.describe();
+  EXPECT_EQ(j["datasets"]["Logfmt"]["ga"].get<double>(), 1.0) << j;
+  RunResult off = run_logsift({"eval", dir.path(), "--json", "--structured-messages", "false"}, "", {}, Millis(60000));
+  ASSERT_TRUE(off.exit.clean()) << off.describe();
+  json k = json::parse(off.out, nullptr, false);
+  ASSERT_TRUE(k.is_object()) << off.describe();
+  EXPECT_LT(k["datasets"]["Logfmt"]["ga"].get<double>(), 1.0) << "the per-line fields split the event: " << k;
+}
+
 TEST(Cli, EvalTinyDatasetJson) {
   TempDir dir("logsift-eval-");
   dir.write_file("datasets.json", R"({"Tiny": {"log": "Tiny/x.log", "truth": "Tiny/x.csv", )"
