@@ -177,6 +177,20 @@ json to_object(const LabelMap& m) {
 
 }  // namespace
 
+nlohmann::json to_alertmanager_api_json(const std::vector<Alert>& alerts, const std::string& external_url) {
+  const nlohmann::json webhook = to_alertmanager_json(alerts, "api", external_url);
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& a : webhook["alerts"]) {
+    nlohmann::json p = {{"labels", a["labels"]},
+                        {"annotations", a["annotations"]},
+                        {"startsAt", a["startsAt"]},
+                        {"generatorURL", a["generatorURL"]}};
+    if (a["status"] == "resolved") p["endsAt"] = a["endsAt"];
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
 std::string format_utc_ms(int64_t unix_ms) {
   using namespace std::chrono;
   const int64_t days = floor_div(unix_ms, 86'400'000);

@@ -61,6 +61,13 @@ Alert alert_from_json(const nlohmann::json& j);
 nlohmann::json to_alertmanager_json(const std::vector<Alert>& alerts, const std::string& receiver,
                                     const std::string& external_url);
 
+// Alertmanager's own API (POST /api/v2/alerts, format "alertmanager_api"): an
+// array of postable alerts with the same labels, annotations, startsAt and
+// generatorURL as the webhook payload above; endsAt only for a resolved
+// alert (a firing one is kept by Alertmanager until its resolve_timeout
+// passes without a repeat, which suits one-shot events such as new_cluster).
+nlohmann::json to_alertmanager_api_json(const std::vector<Alert>& alerts, const std::string& external_url);
+
 // "2024-05-01T12:00:00.123Z" for Unix milliseconds (UTC).
 std::string format_utc_ms(int64_t unix_ms);
 // Inverse of format_utc_ms; also takes no fraction or 1-9 fraction digits

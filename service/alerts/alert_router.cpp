@@ -76,8 +76,10 @@ json AlertRouter::create(const json& body) {
   }
   if (body.contains("format")) {
     if (!body["format"].is_string() ||
-        (body["format"] != "logsift" && body["format"] != "alertmanager"))
-      throw FieldError("format", "'format' must be \"logsift\" or \"alertmanager\"");
+        (body["format"] != "logsift" && body["format"] != "alertmanager" && body["format"] != "alertmanager_api"))
+      throw FieldError("format",
+                       "'format' must be \"logsift\", \"alertmanager\" (webhook payload) or \"alertmanager_api\" "
+                       "(POST to Alertmanager's /api/v2/alerts)");
     s.format = body["format"].get<std::string>();
   }
   // Subscription-wide filters apply to each of its rules.

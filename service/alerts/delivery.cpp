@@ -103,6 +103,9 @@ void DeliveryWorker::send(const OutboxRow& row, const Subscription& sub) {
     if (sub.format == "alertmanager") {
       auto alert = webhook::alert_from_json(nlohmann::json::parse(row.payload));
       body = webhook::to_alertmanager_json({alert}, sub.id, config_.alert_external_url).dump();
+    } else if (sub.format == "alertmanager_api") {
+      auto alert = webhook::alert_from_json(nlohmann::json::parse(row.payload));
+      body = webhook::to_alertmanager_api_json({alert}, config_.alert_external_url).dump();
     } else {
       body = row.payload;
     }
