@@ -21,7 +21,7 @@ void handle_otlp_logs(ServerContext& ctx, AnyExecutor ex, HttpRequest&& req, Res
 void handle_bulk(ServerContext& ctx, AnyExecutor ex, HttpRequest&& req, Responder respond, std::string_view index);
 std::optional<HttpResponse> es_probe(const HttpRequest& req, std::string_view target);
 // The dashboard's static files (web.cpp): "/", "/ui/app.js", "/ui/app.css",
-// "/ui/chart.js"; nullopt for other paths.
+// "/ui/chart.js", and "/openapi.json" (service/api/spec); nullopt for other paths.
 std::optional<HttpResponse> web_asset(const HttpRequest& req, std::string_view path);
 // GET /clusters, /clusters/{id}, /clusters/{id}/series
 HttpResponse handle_clusters(ServerContext& ctx, const HttpRequest& req, const Target& t);

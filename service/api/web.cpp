@@ -11,6 +11,8 @@ extern const unsigned char logsift_web_app_js[];
 extern const std::size_t logsift_web_app_js_size;
 extern const unsigned char logsift_web_app_css[];
 extern const std::size_t logsift_web_app_css_size;
+extern const unsigned char logsift_web_openapi_json[];
+extern const std::size_t logsift_web_openapi_json_size;
 extern const unsigned char logsift_web_chart_js[];
 extern const std::size_t logsift_web_chart_js_size;
 
@@ -26,6 +28,8 @@ std::optional<HttpResponse> web_asset(const HttpRequest& req, std::string_view p
     data = logsift_web_app_js, size = logsift_web_app_js_size, type = "text/javascript; charset=utf-8";
   } else if (path == "/ui/app.css") {
     data = logsift_web_app_css, size = logsift_web_app_css_size, type = "text/css; charset=utf-8";
+  } else if (path == "/openapi.json") {
+    data = logsift_web_openapi_json, size = logsift_web_openapi_json_size, type = "application/json";
   } else if (path == "/ui/chart.js") {
     data = logsift_web_chart_js, size = logsift_web_chart_js_size, type = "text/javascript; charset=utf-8";
   } else {

@@ -5,7 +5,9 @@
 // files and the cluster list's search and sort.
 #include <fstream>
 #include <map>
+#include <regex>
 #include <sstream>
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -263,6 +265,58 @@ TEST(ClusterList, SearchAndSortByCountLastSeenAndRate) {
   EXPECT_EQ(rate["total"], 3);
   EXPECT_TRUE(is_json_error(http_get(port, "/clusters?sort=bogus"), 400));
   EXPECT_TRUE(is_json_error(http_get(port, "/clusters?sort=rate&window=7m"), 400));
+}
+
+}  // namespace
+}  // namespace logsift_it
+
+namespace logsift_it {
+namespace {
+
+// GET /openapi.json describes every route: each route literal the dispatcher
+// (service/api/http_api.cpp) matches is a path (or path prefix) in the spec,
+// and every path in the spec reaches a handler (never "no route").
+TEST(OpenApi, EveryRouteIsDescribedAndEveryDescribedRouteAnswers) {
+  ServerProcess server;
+  ASSERT_TRUE(server.start_ready());
+  const int port = server.http_port();
+  auto r = http_get(port, "/openapi.json");
+  ASSERT_EQ(r.status, 200);
+  EXPECT_EQ(r.header("content-type"), "application/json");
+  json spec = r.json_body();
+  ASSERT_TRUE(spec.is_object() && spec.contains("paths")) << r.body.substr(0, 200);
+  EXPECT_EQ(spec["openapi"], "3.0.3");
+  std::vector<std::string> paths;
+  for (auto it = spec["paths"].begin(); it != spec["paths"].end(); ++it) paths.push_back(it.key());
+
+  // Route literals in the dispatcher's source.
+  const std::string src = read_file(std::string(LOGSIFT_SOURCE_DIR) + "/service/api/http_api.cpp");
+  std::regex literal(R"re((?:t\.path ==|starts_with\(|ends_with\()\s*"(/[^"]*)")re");
+  int found = 0;
+  for (std::sregex_iterator m(src.begin(), src.end(), literal), end; m != end; ++m) {
+    const std::string lit = (*m)[1].str();
+    ++found;
+    const bool described = std::any_of(paths.begin(), paths.end(), [&](const std::string& p) {
+      return p == lit || p.rfind(lit, 0) == 0 || (p.size() >= lit.size() && p.compare(p.size() - lit.size(), lit.size(), lit) == 0);
+    });
+    EXPECT_TRUE(described) << "route " << lit << " is not in openapi.json";
+  }
+  EXPECT_GE(found, 10) << "the dispatcher's route literals were not found";
+
+  // Every described path and method reaches a handler.
+  for (auto it = spec["paths"].begin(); it != spec["paths"].end(); ++it) {
+    std::string path = std::regex_replace(it.key(), std::regex(R"(\{id\})"), "0123456789abcdef");
+    path = std::regex_replace(path, std::regex(R"(\{index\})"), "logs");
+    for (auto m = it.value().begin(); m != it.value().end(); ++m) {
+      std::string method = m.key();
+      for (auto& ch : method) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+      auto res = http_request(port, method, path, method == "POST" ? "{}" : "", "application/json",
+                              {{"Accept", "text/html"}});
+      const bool no_route = res.status == 404 && res.body.find("no route") != std::string::npos;
+      EXPECT_FALSE(no_route) << method << " " << path << ": " << res.describe();
+      EXPECT_NE(res.status, 405) << method << " " << path;
+    }
+  }
 }
 
 }  // namespace
