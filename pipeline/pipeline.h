@@ -97,7 +97,13 @@ class Pipeline {
   std::unique_ptr<Impl> impl_;
 };
 
-// The JSON reply for one record: {"cluster_id","new","template","template_id"}
+// What each "<*>" of `tmpl` stood for in `text`, in order: the template's
+// literal pieces are matched left to right (the last one at the end), the
+// values are what lies between. nullopt when the text does not fit the
+// template (it always fits the template the pipeline built from it).
+std::optional<std::vector<std::string_view>> template_params(std::string_view tmpl, std::string_view text);
+
+// The JSON reply for one record: {"cluster_id","new","template","template_id","params"}
 // or {"error": ...}, as compact JSON appended to *out (no DOM: replies are
 // written straight into the caller's reused buffer).
 void append_result_json(const Record& r, bool with_new, std::string* out);

@@ -135,12 +135,17 @@ std::vector<bool> Catalog::apply(const std::vector<ClusterUpdate>& updates) {
   return is_new;
 }
 
-json Catalog::list(int64_t limit, int64_t offset, const std::string& sort, const std::string& q) {
+json Catalog::list(int64_t limit, int64_t offset, const std::string& sort, const std::string& q,
+                   const std::pair<std::string, std::string>& label) {
   const char* order = sort == "last_seen"    ? " ORDER BY last_seen_ms DESC, cluster_id"
                       : sort == "first_seen" ? " ORDER BY first_seen_ms DESC, cluster_id"
                                              : " ORDER BY count DESC, cluster_id";
   // instr(lower(...)) instead of LIKE: no wildcard escaping to get wrong.
-  const std::string where = q.empty() ? "" : " WHERE instr(lower(template), lower(?3)) > 0";
+  std::string where = q.empty() ? "" : " WHERE instr(lower(template), lower(?3)) > 0";
+  const std::string label_sql =
+      " EXISTS (SELECT 1 FROM examples e, json_each(e.labels) j WHERE e.cluster_id = clusters.cluster_id"
+      " AND j.key = ?4 AND j.value = ?5)";
+  if (!label.first.empty()) where += (where.empty() ? " WHERE" : " AND") + label_sql;
   std::lock_guard lock(reader_mu_);
   json out = {{"clusters", json::array()}, {"limit", limit}, {"offset", offset}};
   sqlite::Transaction tx(*reader_, /*immediate=*/false);
@@ -149,13 +154,27 @@ json Catalog::list(int64_t limit, int64_t offset, const std::string& sort, const
   Stmt s(*reader_, sql.c_str());
   s.bind(1, limit).bind(2, offset);
   if (!q.empty()) s.bind(3, q);
+  if (!label.first.empty()) s.bind(4, label.first).bind(5, label.second);
   while (s.step()) out["clusters"].push_back(cluster_row(s));
-  const std::string count_sql =
-      std::string("SELECT count(*) FROM clusters") + (q.empty() ? "" : " WHERE instr(lower(template), lower(?1)) > 0");
+  // The same WHERE (numbered parameters may leave gaps).
+  const std::string count_sql = "SELECT count(*) FROM clusters" + where;
   Stmt t(*reader_, count_sql.c_str());
-  if (!q.empty()) t.bind(1, q);
+  if (!q.empty()) t.bind(3, q);
+  if (!label.first.empty()) t.bind(4, label.first).bind(5, label.second);
   t.step();
   out["total"] = t.col_int(0);
+  tx.commit();
+  return out;
+}
+
+std::vector<uint64_t> Catalog::with_label(const std::string& key, const std::string& value) {
+  std::lock_guard lock(reader_mu_);
+  std::vector<uint64_t> out;
+  sqlite::Transaction tx(*reader_, /*immediate=*/false);
+  Stmt s(*reader_,
+         "SELECT DISTINCT e.cluster_id FROM examples e, json_each(e.labels) j WHERE j.key = ?1 AND j.value = ?2");
+  s.bind(1, key).bind(2, value);
+  while (s.step()) out.push_back(static_cast<uint64_t>(s.col_int(0)));
   tx.commit();
   return out;
 }

@@ -52,7 +52,12 @@ class Catalog {
   nlohmann::json list(int64_t limit, int64_t offset);
   // sort: "count" (default), "last_seen" or "first_seen", newest/highest
   // first; q: case-insensitive substring of the template ("" = all).
-  nlohmann::json list(int64_t limit, int64_t offset, const std::string& sort, const std::string& q);
+  // label: {key, value} keeps clusters with an example line carrying that
+  // label (the examples are the first catalog_examples lines); empty key = any.
+  nlohmann::json list(int64_t limit, int64_t offset, const std::string& sort, const std::string& q,
+                      const std::pair<std::string, std::string>& label = {});
+  // Ids of the clusters with an example line carrying label key=value.
+  std::vector<uint64_t> with_label(const std::string& key, const std::string& value);
   // The cluster rows (no examples) of these ids that exist, in the same order.
   std::vector<nlohmann::json> rows(const std::vector<uint64_t>& ids);
   std::optional<nlohmann::json> get(uint64_t cluster_id);

@@ -3,6 +3,7 @@
 
 #include <cctype>
 #include <stdexcept>
+#include <unordered_set>
 
 #include "lsh/lsh.h"
 #include "pipeline/core/time.h"
@@ -27,8 +28,18 @@ HttpResponse handle_clusters(ServerContext& ctx, const HttpRequest& req, const T
   if (sort != "count" && sort != "last_seen" && sort != "first_seen" && sort != "rate")
     return error_response(req.version(), req.keep_alive(), http::status::bad_request, Reject::kBadRequest,
                           "'sort' must be count, last_seen, first_seen or rate");
+  // label=KEY:VALUE (e.g. service:checkout).
+  std::pair<std::string, std::string> label;
+  if (auto* l = t.get("label")) {
+    const size_t colon = l->find(':');
+    if (colon == std::string::npos || colon == 0 || l->size() > 2048)
+      return error_response(req.version(), req.keep_alive(), http::status::bad_request, Reject::kBadRequest,
+                            "'label' must be KEY:VALUE, e.g. service:checkout");
+    label = {l->substr(0, colon), l->substr(colon + 1)};
+  }
   if (sort != "rate") {
-    json out = ctx.catalog->list(limit, offset, sort, q);
+    json out = ctx.catalog->list(limit, offset, sort, q, label);
+    if (!label.first.empty()) out["label"] = *t.get("label");
     out["sort"] = sort;
     if (!q.empty()) out["q"] = q;
     return json_response(req, http::status::ok, out);
@@ -47,6 +58,11 @@ HttpResponse handle_clusters(ServerContext& ctx, const HttpRequest& req, const T
   } catch (const std::invalid_argument&) {
     return error_response(req.version(), req.keep_alive(), http::status::bad_request, Reject::kBadRequest,
                           "window not kept; configured series_windows: " + ctx.config.series_windows);
+  }
+  if (!label.first.empty()) {
+    const auto ids = ctx.catalog->with_label(label.first, label.second);
+    const std::unordered_set<uint64_t> keep(ids.begin(), ids.end());
+    std::erase_if(counts, [&](const auto& c) { return !keep.count(c.first); });
   }
   json page = json::array();
   int64_t matched = 0;
@@ -80,6 +96,7 @@ HttpResponse handle_clusters(ServerContext& ctx, const HttpRequest& req, const T
   json out = {{"clusters", std::move(page)}, {"limit", limit}, {"offset", offset}, {"total", matched},
               {"sort", "rate"}, {"window_seconds", static_cast<double>(*window) / 1000.0}};
   if (w) out["window"] = *w;
+  if (!label.first.empty()) out["label"] = *t.get("label");
   if (!q.empty()) out["q"] = q;
   return json_response(req, http::status::ok, out);
 }

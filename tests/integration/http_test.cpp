@@ -143,6 +143,9 @@ TEST_F(HttpApi, SimilarLinesShareClusterDifferentEventsDoNot) {
   EXPECT_NE(tmpl.find("Connection"), std::string::npos) << tmpl;
   // The second line's cluster was already seen.
   EXPECT_FALSE(b["new"].get<bool>()) << b;
+  // params: what each <*> stood for, in order (the second line hit the caches).
+  EXPECT_EQ(a["params"], json::array({"10.0.0.1", "22"})) << a;
+  EXPECT_EQ(b["params"], json::array({"192.168.1.7", "2222"})) << b;
 
   json u = infer_ok(port_, "User alice logged in");
   json d = infer_ok(port_, "Disk /dev/sda1 is full");

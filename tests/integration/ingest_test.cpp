@@ -263,6 +263,14 @@ TEST(ClusterList, SearchAndSortByCountLastSeenAndRate) {
   EXPECT_EQ(rate["clusters"][0]["window_count"], 5) << rate;
   EXPECT_EQ(rate["clusters"][1]["window_count"], 2) << rate;
   EXPECT_EQ(rate["total"], 3);
+  // Label filter, with every sort.
+  ASSERT_EQ(post_infer(port, "Payment of 30 EUR refused", {{"service", "checkout"}}).status, 200);
+  for (const char* sort : {"count", "last_seen", "rate"}) {
+    json byLabel = http_get(port, std::string("/clusters?label=service:checkout&sort=") + sort).json_body();
+    ASSERT_EQ(byLabel["clusters"].size(), 1u) << sort << ": " << byLabel;
+    EXPECT_NE(byLabel["clusters"][0]["template"].get<std::string>().find("Payment"), std::string::npos) << byLabel;
+  }
+  EXPECT_TRUE(is_json_error(http_get(port, "/clusters?label=nocolon"), 400));
   EXPECT_TRUE(is_json_error(http_get(port, "/clusters?sort=bogus"), 400));
   EXPECT_TRUE(is_json_error(http_get(port, "/clusters?sort=rate&window=7m"), 400));
 }
