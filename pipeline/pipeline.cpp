@@ -386,38 +386,6 @@ void append_json_string(std::string_view s, std::string* out) {
 
 }  // namespace
 
-std::optional<std::vector<std::string_view>> template_params(std::string_view tmpl, std::string_view text) {
-  static constexpr std::string_view kVar = "<*>";
-  std::vector<std::string_view> params;
-  size_t t = 0;  // position in text
-  size_t p = tmpl.find(kVar);
-  // The literal before the first variable is a prefix of the text.
-  const std::string_view head = tmpl.substr(0, p);
-  if (text.substr(0, head.size()) != head) return std::nullopt;
-  t = head.size();
-  while (p != std::string_view::npos) {
-    const size_t lit_begin = p + kVar.size();
-    const size_t next = tmpl.find(kVar, lit_begin);
-    const std::string_view lit = tmpl.substr(lit_begin, next == std::string_view::npos ? tmpl.npos : next - lit_begin);
-    size_t at;
-    if (next == std::string_view::npos) {
-      // The last literal ends the text.
-      if (lit.size() > text.size() - t || text.substr(text.size() - lit.size()) != lit) return std::nullopt;
-      at = text.size() - lit.size();
-    } else if (lit.empty()) {
-      at = t;  // two variables in a row: the first takes nothing
-    } else {
-      at = text.find(lit, t);
-      if (at == std::string_view::npos) return std::nullopt;
-    }
-    params.push_back(text.substr(t, at - t));
-    t = at + lit.size();
-    p = next;
-  }
-  if (p == std::string_view::npos && params.empty() && head.size() != text.size()) return std::nullopt;
-  return params;
-}
-
 void append_result_json(const Record& r, bool with_new, std::string* out) {
   if (!r.ok()) {
     out->append("{\"error\":");

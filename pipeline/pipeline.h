@@ -25,6 +25,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "config/config.h"
+#include "pipeline/core/params.h"
 #include "pipeline/core/record.h"
 #include "pipeline/stages/aggregator.h"
 
@@ -96,12 +97,6 @@ class Pipeline {
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
-
-// What each "<*>" of `tmpl` stood for in `text`, in order: the template's
-// literal pieces are matched left to right (the last one at the end), the
-// values are what lies between. nullopt when the text does not fit the
-// template (it always fits the template the pipeline built from it).
-std::optional<std::vector<std::string_view>> template_params(std::string_view tmpl, std::string_view text);
 
 // The JSON reply for one record: {"cluster_id","new","template","template_id","params"}
 // or {"error": ...}, as compact JSON appended to *out (no DOM: replies are

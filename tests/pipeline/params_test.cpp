@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "pipeline/pipeline.h"
+#include "pipeline/core/params.h"
 
 namespace logsift {
 namespace {

@@ -1,0 +1,27 @@
+// libFuzzer target: structured-line extraction (JSON, logfmt, klog,
+// text+JSON) and template parameter alignment.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "pipeline/core/structured.h"
+#include "pipeline/core/params.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  std::string_view in(reinterpret_cast<const char*>(data), size);
+  logsift::StructuredOptions opts;
+  opts.keep_caller = size % 2 == 0;
+  logsift::StructuredLine out;
+  std::string scratch;
+  logsift::extract_structured(in, opts, &out, &scratch);
+  // template_params: the input split at its first NUL into template and text.
+  const size_t nul = in.find('\0');
+  if (nul != std::string_view::npos) {
+    auto p = logsift::template_params(in.substr(0, nul), in.substr(nul + 1));
+    if (p)
+      for (auto v : *p)
+        if (v.data() < in.data() || v.data() + v.size() > in.data() + in.size()) __builtin_trap();
+  }
+  return 0;
+}

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets (clang, ASan + UBSan + fuzzer coverage on the
+# parser sources only: no libtorch) and runs each for SECONDS on its seed
+# corpus (tests/fuzz/corpus/<target>, plus tests/data/ingest for the ingest
+# target). New inputs go to a scratch copy, not into the repo. A crash fails
+# the run and leaves crash-* files in OUT.
+#
+# Usage: tests/fuzz/run.sh OUT_DIR [SECONDS] [RUNS]
+#   SECONDS  per target (default 30); RUNS > 0 caps executions instead.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+out="${1:?usage: $0 OUT_DIR [SECONDS] [RUNS]}"
+secs="${2:-30}"
+runs="${3:-0}"
+mkdir -p "$out/gen"
+CXX="${FUZZ_CXX:-clang++}"
+flags=(-std=c++20 -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+       -I"$root" -I"$out/gen" -include utility)
+protoc --cpp_out="$out/gen" -I"$root/service/api/proto" "$root/service/api/proto/loki_push.proto" \
+  "$root/service/api/proto/otlp_logs.proto"
+common=("$root/pipeline/core/structured.cpp" "$root/pipeline/core/envelope.cpp" "$root/pipeline/core/metrics.cpp")
+build() {  # NAME SOURCES... -- LIBS...
+  local name=$1; shift
+  [[ -x "$out/$name" && "$out/$name" -nt "$here/run.sh" && -z "${FUZZ_REBUILD:-}" ]] && return 0
+  echo "building $name" >&2
+  "$CXX" "${flags[@]}" "$@" -o "$out/$name"
+}
+build fuzz_syslog "$here/fuzz_syslog.cpp" "$root/service/net/syslog.cpp" "${common[@]}" -lre2
+build fuzz_structured "$here/fuzz_structured.cpp" "$root/pipeline/core/params.cpp" "${common[@]}" -lre2
+build fuzz_ingest "$here/fuzz_ingest.cpp" "$root/service/api/loki.cpp" "$root/service/api/otlp.cpp" \
+  "$root/service/api/bulk.cpp" "$out/gen/loki_push.pb.cc" "$out/gen/otlp_logs.pb.cc" "${common[@]}" \
+  -lprotobuf -lsnappy -lre2 -lpthread
+
+status=0
+for t in fuzz_syslog fuzz_structured fuzz_ingest; do
+  work="$out/corpus-$t"
+  mkdir -p "$work"
+  cp -n "$here/corpus/$t"/* "$work/" 2>/dev/null || true
+  if [[ $t == fuzz_ingest ]]; then  # the real clients' bodies, behind each parser's selector byte
+    i=0
+    for f in "$root"/tests/data/ingest/{loki,otlp,bulk}/*.body; do
+      case "$f" in
+        *loki*json*) sel='\x00' ;; *loki*) sel='\x01' ;; *otlp-http*) sel='\x02' ;; *otlp*) sel='\x03' ;; *) sel='\x04' ;;
+      esac
+      { printf "$sel"; cat "$f"; } > "$work/seed-$((i++))"
+    done
+  fi
+  if [[ $t == fuzz_syslog ]]; then
+    for f in "$root"/tests/data/ingest/syslog/*.bin; do { printf '\x10'; cat "$f"; } > "$work/seed-$(basename "$f")"; done
+  fi
+  limit=(-max_total_time="$secs")
+  [[ $runs -gt 0 ]] && limit=(-runs="$runs")
+  echo "== $t (${limit[*]})" >&2
+  if ! (cd "$out" && "./$t" "${limit[@]}" -max_len=65536 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 "$work" \
+        > "$out/$t.log" 2>&1); then
+    echo "FUZZ FAILURE in $t: see $out/$t.log and $out/crash-*" >&2
+    tail -40 "$out/$t.log" >&2
+    status=1
+  fi
+  grep -E "stat::number_of_executed_units|stat::peak_rss_mb" "$out/$t.log" | sed "s/^/$t /" >&2 || true
+done
+exit $status
