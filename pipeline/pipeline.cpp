@@ -271,6 +271,8 @@ void Pipeline::set_alert_rules(std::vector<alerts::RuleSpec> rules) {
   if (impl_->state) impl_->state->set_rules(std::move(rules));
 }
 
+size_t Pipeline::replay_pending_alerts() { return impl_->state->replay_pending(); }
+
 std::vector<std::pair<uint64_t, uint64_t>> Pipeline::window_counts(int64_t window_ms) {
   return impl_->state->window_counts(window_ms);
 }

@@ -89,6 +89,9 @@ class Pipeline {
   // (cluster id, count in the last window_ms) of every cluster counted in
   // it, highest first; std::invalid_argument for a window not kept.
   std::vector<std::pair<uint64_t, uint64_t>> window_counts(int64_t window_ms);
+  // StateStage::replay_pending: new_cluster alerts lost to a crash between
+  // the catalog commit and the outbox write. Startup only, before traffic.
+  size_t replay_pending_alerts();
 
   // Cache and model counters (e.g. the denoiser's cache hit rates).
   nlohmann::json stats() const;

@@ -1,5 +1,7 @@
 #include "pipeline/stages/state_stage.h"
 
+#include <cstdlib>
+
 #include <unordered_map>
 
 #include <nlohmann/json.hpp>
@@ -65,6 +67,7 @@ void StateStage::apply(std::vector<Batch*>& group) {
     for (auto& r : b->records) clustered += r.ok();
   metrics().lines_clustered.inc(clustered);
 
+  std::vector<uint64_t> created;  // clusters this group created
   if (catalog_) {
     // Aggregate the group per cluster: one upsert per distinct cluster.
     std::vector<ClusterUpdate> updates;
@@ -102,7 +105,12 @@ void StateStage::apply(std::vector<Batch*>& group) {
     for (auto& [rec, idx] : firsts) {
       rec->is_new = fresh[idx];
       new_clusters += fresh[idx];
+      if (fresh[idx]) created.push_back(rec->cluster_id);
     }
+    // Fault injection for the crash-between-commits test only: the process
+    // dies after the catalog commit, before any alert reaches the outbox.
+    static const bool crash_after_commit = std::getenv("LOGSIFT_FAILPOINT_CRASH_AFTER_CATALOG_COMMIT") != nullptr;
+    if (crash_after_commit && !created.empty()) std::_Exit(137);
     metrics().new_clusters.inc(new_clusters);
   }
 
@@ -115,7 +123,40 @@ void StateStage::apply(std::vector<Batch*>& group) {
         agg_.observe(r.cluster_id, r.is_new, r.template_text, r.labels, r.text, r.received_ms, &raised);
       }
   }
-  emit(raised);  // outside the lock: the sink writes to SQLite
+  // Outside the lock: the sink writes to SQLite. The lines are in the
+  // catalog whatever happens here; the new clusters stay alert-pending until
+  // the sink returns, so a failed or interrupted outbox write is repaired by
+  // replay_pending() at the next start.
+  try {
+    emit(raised);
+  } catch (const std::exception& e) {
+    spdlog::error("stage {}: alert sink: {} (new clusters stay pending until the next start)", name(), e.what());
+    return;
+  }
+  if (!created.empty()) {
+    try {
+      catalog_->mark_alerted(created);
+    } catch (const std::exception& e) {
+      spdlog::error("stage {}: cannot mark {} new clusters alerted: {}", name(), created.size(), e.what());
+    }
+  }
+}
+
+size_t StateStage::replay_pending() {
+  if (!catalog_) return 0;
+  auto pending = catalog_->pending_new_clusters();
+  if (pending.empty()) return 0;
+  std::vector<alerts::AlertEvent> raised;
+  {
+    std::lock_guard lock(mu_);
+    for (const auto& p : pending)
+      agg_.observe(p.cluster_id, /*is_new=*/true, p.template_text, p.labels, p.example, p.first_seen_ms, &raised);
+  }
+  emit(raised);  // throws: they stay pending
+  std::vector<uint64_t> ids;
+  for (const auto& p : pending) ids.push_back(p.cluster_id);
+  catalog_->mark_alerted(ids);
+  return pending.size();
 }
 
 void StateStage::run() {

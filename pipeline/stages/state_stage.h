@@ -36,6 +36,11 @@ class StateStage final : public Stage {
   void set_rules(std::vector<alerts::RuleSpec> rules);
   // Throws std::invalid_argument for a window that is not configured.
   std::optional<nlohmann::json> series(uint64_t cluster_id, int64_t window_ms);
+  // Raises the new_cluster alerts of clusters the catalog created but whose
+  // alerts never reached the sink (the process died in between). Call once
+  // at startup, after the alert rules are set and before traffic. Returns
+  // how many clusters were replayed; throws if the sink fails.
+  size_t replay_pending();
   std::vector<std::pair<uint64_t, uint64_t>> window_counts(int64_t window_ms);
 
  protected:

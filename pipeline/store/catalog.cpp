@@ -55,10 +55,20 @@ Catalog::Catalog(const std::string& data_dir, int max_examples) : max_examples_(
       " ts_ms INTEGER NOT NULL, PRIMARY KEY(cluster_id, seq)) WITHOUT ROWID;"
       "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);"
       "INSERT OR IGNORE INTO meta(key, value) VALUES('schema_version', '1');");
+  // alert_pending: 1 from the commit that created the cluster until its
+  // new_cluster alerts are in the outbox (a separate database), so a crash
+  // in between is repaired at the next start. Added to older catalogs here.
+  {
+    Stmt cols(*writer_, "SELECT count(*) FROM pragma_table_info('clusters') WHERE name = 'alert_pending'");
+    cols.step();
+    if (cols.col_int(0) == 0)
+      writer_->exec("ALTER TABLE clusters ADD COLUMN alert_pending INTEGER NOT NULL DEFAULT 0");
+    writer_->exec("CREATE INDEX IF NOT EXISTS clusters_alert_pending ON clusters(cluster_id) WHERE alert_pending = 1");
+  }
   upsert_ = std::make_unique<Stmt>(
       *writer_,
-      "INSERT INTO clusters(cluster_id, template_id, template, count, first_seen_ms, last_seen_ms)"
-      " VALUES(?1, ?2, ?3, ?4, ?5, ?6)"
+      "INSERT INTO clusters(cluster_id, template_id, template, count, first_seen_ms, last_seen_ms, alert_pending)"
+      " VALUES(?1, ?2, ?3, ?4, ?5, ?6, 1)"
       " ON CONFLICT(cluster_id) DO UPDATE SET count = count + excluded.count,"
       " last_seen_ms = max(last_seen_ms, excluded.last_seen_ms)"
       " RETURNING count",
@@ -133,6 +143,43 @@ std::vector<bool> Catalog::apply(const std::vector<ClusterUpdate>& updates) {
     throw;
   }
   return is_new;
+}
+
+void Catalog::mark_alerted(const std::vector<uint64_t>& ids) {
+  if (ids.empty()) return;
+  Stmt u(*writer_, "UPDATE clusters SET alert_pending = 0 WHERE cluster_id = ?1");
+  tx_->begin();
+  try {
+    for (uint64_t id : ids) {
+      u.reset();
+      u.bind(1, as_i64(id));
+      u.step();
+    }
+    tx_->commit();
+  } catch (...) {
+    tx_->rollback();
+    throw;
+  }
+}
+
+std::vector<PendingNewCluster> Catalog::pending_new_clusters() {
+  std::vector<PendingNewCluster> out;
+  Stmt q(*writer_,
+         "SELECT c.cluster_id, c.template, c.first_seen_ms, e.text, e.labels FROM clusters c"
+         " LEFT JOIN examples e ON e.cluster_id = c.cluster_id AND e.seq = 0 WHERE c.alert_pending = 1");
+  while (q.step()) {
+    PendingNewCluster p;
+    p.cluster_id = static_cast<uint64_t>(q.col_int(0));
+    p.template_text = q.col_text(1);
+    p.first_seen_ms = q.col_int(2);
+    p.example = q.col_text(3);
+    json labels = json::parse(q.col_text(4), nullptr, false);
+    if (labels.is_object())
+      for (auto it = labels.begin(); it != labels.end(); ++it)
+        if (it.value().is_string()) p.labels.emplace_back(it.key(), it.value().get<std::string>());
+    out.push_back(std::move(p));
+  }
+  return out;
 }
 
 json Catalog::list(int64_t limit, int64_t offset, const std::string& sort, const std::string& q,

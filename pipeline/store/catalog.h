@@ -35,6 +35,16 @@ struct ClusterUpdate {
   std::vector<std::pair<std::string, Labels>> examples;  // candidates, oldest first
 };
 
+// A cluster created but not yet known to have had its new_cluster alerts
+// raised (Catalog::pending_new_clusters).
+struct PendingNewCluster {
+  uint64_t cluster_id = 0;
+  std::string template_text;
+  int64_t first_seen_ms = 0;
+  std::string example;  // its first line
+  Labels labels;        // that line's labels
+};
+
 class Catalog {
  public:
   // Creates data_dir and the database if needed. Throws std::runtime_error.
@@ -56,6 +66,12 @@ class Catalog {
   // label (the examples are the first catalog_examples lines); empty key = any.
   nlohmann::json list(int64_t limit, int64_t offset, const std::string& sort, const std::string& q,
                       const std::pair<std::string, std::string>& label = {});
+  // Clusters whose new_cluster alerts are not known to be in the outbox yet
+  // (created, then the process stopped before the alert sink returned), and
+  // marking them done. Writer side: call from the thread that applies
+  // batches, or before any batch flows (startup).
+  std::vector<PendingNewCluster> pending_new_clusters();
+  void mark_alerted(const std::vector<uint64_t>& ids);
   // Ids of the clusters with an example line carrying label key=value.
   std::vector<uint64_t> with_label(const std::string& key, const std::string& value);
   // The cluster rows (no examples) of these ids that exist, in the same order.

@@ -197,7 +197,12 @@ void AlertRouter::on_alerts(std::vector<alerts::AlertEvent>&& events) {
       if (it == subs_by_rule_.end()) continue;  // its subscription was deleted meanwhile
       for (const auto& sub_id : it->second) {
         webhook::Alert a;
-        a.id = webhook::random_id("alrt_");
+        // A new_cluster alert is raised once per (subscription, rule,
+        // cluster): its id is derived, so a replay after a crash (see
+        // Pipeline::replay_pending_alerts) cannot duplicate it.
+        a.id = e.kind == "new_cluster"
+                   ? webhook::derived_id("alrt_", sub_id + "/" + e.rule_id + "/" + lsh::format_id(e.cluster_id))
+                   : webhook::random_id("alrt_");
         a.rule = e.kind;
         a.rule_id = e.rule_id;
         a.state = e.state;
@@ -226,7 +231,7 @@ void AlertRouter::on_alerts(std::vector<alerts::AlertEvent>&& events) {
     metrics().alerts_enqueued.inc(rows.size());
   } catch (const std::exception& e) {
     spdlog::error("alerts: cannot write {} alerts to the outbox: {}", rows.size(), e.what());
-    return;
+    throw;  // the caller keeps new clusters pending (replayed at the next start)
   }
   if (delivery_) delivery_->wake();
 }

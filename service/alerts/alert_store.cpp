@@ -127,7 +127,8 @@ void AlertStore::enqueue(const std::vector<OutboxRow>& rows) {
   if (rows.empty()) return;
   std::lock_guard lock(mu_);
   sqlite::Transaction tx(*db_);
-  Q q(*db_, "INSERT INTO outbox(id, subscription_id, status, attempts, last_status, last_error, created_ms,"
+  // OR IGNORE: an alert with a derived id raised again (a replay) is a no-op.
+  Q q(*db_, "INSERT OR IGNORE INTO outbox(id, subscription_id, status, attempts, last_status, last_error, created_ms,"
             " next_attempt_ms, updated_ms, payload) VALUES(?1, ?2, 'pending', 0, 0, '', ?3, ?3, ?3, ?4)");
   for (const auto& r : rows) {
     q.bind(1, r.id).bind(2, r.subscription_id).bind(3, r.created_ms).bind(4, r.payload).step();

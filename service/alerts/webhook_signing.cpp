@@ -1,5 +1,7 @@
 #include "service/alerts/webhook_signing.h"
 
+#include <openssl/sha.h>
+
 #include <array>
 #include <random>
 
@@ -170,11 +172,15 @@ std::string random_secret() {
          base64_encode(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
 }
 
-std::string random_id(std::string_view prefix) {
-  // Crockford base32 (no i, l, o, u): unambiguous when read aloud or typed.
+namespace {
+
+// prefix + 26 Crockford base32 characters (no i, l, o, u: unambiguous when
+// read aloud or typed) from the first 130 bits of `bytes`.
+template <size_t N>
+std::string base32_id(std::string_view prefix, const std::array<unsigned char, N>& bytes) {
+  static_assert(N >= 17);
   static constexpr std::string_view kAlphabet = "0123456789abcdefghjkmnpqrstvwxyz";
   constexpr size_t kChars = 26;  // 130 bits
-  const auto bytes = random_bytes<17>();  // 136 bits >= 130
   std::string out(prefix);
   out.reserve(prefix.size() + kChars);
   uint32_t acc = 0;
@@ -189,6 +195,16 @@ std::string random_id(std::string_view prefix) {
     out.push_back(kAlphabet[(acc >> bits) & 31]);
   }
   return out;
+}
+
+}  // namespace
+
+std::string random_id(std::string_view prefix) { return base32_id(prefix, random_bytes<17>()); }
+
+std::string derived_id(std::string_view prefix, std::string_view key) {
+  std::array<unsigned char, SHA256_DIGEST_LENGTH> digest{};
+  SHA256(reinterpret_cast<const unsigned char*>(key.data()), key.size(), digest.data());
+  return base32_id(prefix, digest);
 }
 
 }  // namespace logsift::webhook

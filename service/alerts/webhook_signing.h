@@ -48,5 +48,9 @@ std::string random_secret();
 // prefix + 26 characters of lowercase Crockford base32 (130 random bits from
 // RAND_bytes), e.g. "msg_01hq3k..."; used as alert ids / idempotency keys.
 std::string random_id(std::string_view prefix);
+// The same shape, derived from `key` (SHA-256): the id of an alert that must
+// be raised at most once (a new_cluster alert per subscription, rule and
+// cluster), so raising it again after a crash is a no-op in the outbox.
+std::string derived_id(std::string_view prefix, std::string_view key);
 
 }  // namespace logsift::webhook

@@ -79,6 +79,13 @@ int run_server(const Config& config) {
   // Pending alerts left by an earlier run (even a kill -9) go out now.
   auto delivery = std::make_shared<DeliveryWorker>(ioc, *alert_store, config, address_policy);
   router->attach(pipeline.get(), delivery);
+  // New clusters whose alerts a crash kept from the outbox (before traffic).
+  try {
+    if (size_t n = pipeline->replay_pending_alerts())
+      spdlog::warn("raised the new_cluster alerts of {} clusters created just before an unclean stop", n);
+  } catch (const std::exception& e) {
+    spdlog::error("replaying pending new_cluster alerts: {} (retried at the next start)", e.what());
+  }
   delivery->start();
   std::shared_ptr<Listener> http_listener, tcp_listener, syslog_listener;
   try {

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "harness.h"
+#include "webhook_receiver.h"
 
 namespace logsift_it {
 namespace {
@@ -217,6 +218,56 @@ TEST(HardeningFairness, BigRequestDoesNotStallSmallOnes) {
   EXPECT_EQ(small.status, 200);
   // Generous bound (a loaded CI machine): the point is "not 21 s".
   EXPECT_LT(waited.count(), 2000) << "a small request waited " << waited.count() << " ms behind a big one";
+}
+
+}  // namespace
+}  // namespace logsift_it
+
+namespace logsift_it {
+namespace {
+
+// The catalog and the outbox are two databases: a process that died after
+// the catalog commit of a new cluster and before its new_cluster alert was
+// written to the outbox lost that alert for good. The cluster now stays
+// alert-pending until the outbox write returns, and the next start raises
+// its alerts (with derived ids, so a replay can never duplicate one).
+TEST(HardeningAlerts, NewClusterAlertSurvivesACrashBetweenCatalogAndOutbox) {
+  WebhookReceiver rcv;
+  ASSERT_TRUE(rcv.start());
+  TempDir dir;
+  const std::vector<std::string> fast = {"--delivery-first-retry-ms", "50", "--delivery-max-backoff-ms", "200"};
+  {
+    ServerOptions o;
+    o.data_dir = dir.path();
+    o.args = fast;
+    o.env = {{"LOGSIFT_FAILPOINT_CRASH_AFTER_CATALOG_COMMIT", "1"}};
+    ServerProcess crashing(o);
+    ASSERT_TRUE(crashing.start_ready());
+    json sub = {{"url", rcv.url()}, {"rules", json::array({"new_cluster"})}};
+    ASSERT_EQ(http_request(crashing.http_port(), "POST", "/subscriptions", sub.dump(), "application/json").status, 201);
+    auto r = post_infer(crashing.http_port(), "Shard rebalance aborted on node n7 after 3 retries");
+    EXPECT_NE(r.status, 200) << "the fault must stop the process before it replies";
+    ASSERT_TRUE(wait_until([&] { return !crashing.running(); }, Millis(10000)));
+  }
+  EXPECT_EQ(rcv.count(), 0u) << "nothing can have been sent before the crash";
+  ServerOptions o;
+  o.data_dir = dir.path();
+  o.args = fast;
+  ServerProcess restarted(o);
+  ASSERT_TRUE(restarted.start_ready());
+  ASSERT_TRUE(rcv.wait_for_count(1, std::chrono::milliseconds(15000)))
+      << "the new_cluster alert was lost\n" << restarted.log_text();
+  // The same event again, and a second restart: still exactly one alert.
+  ASSERT_EQ(post_infer(restarted.http_port(), "Shard rebalance aborted on node n9 after 4 retries").status, 200);
+  restarted.stop();
+  ServerProcess again(o);
+  ASSERT_TRUE(again.start_ready());
+  std::this_thread::sleep_for(Millis(1000));
+  const auto reqs = rcv.requests();
+  ASSERT_EQ(reqs.size(), 1u);
+  json payload = json::parse(reqs[0].body, nullptr, false);
+  EXPECT_EQ(payload.value("rule", ""), "new_cluster") << reqs[0].body;
+  EXPECT_NE(payload.value("template", "").find("Shard rebalance aborted"), std::string::npos) << reqs[0].body;
 }
 
 }  // namespace
