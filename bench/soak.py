@@ -1,0 +1,195 @@
+#!/usr/bin/python3
+"""Soak: a real `logsift serve` under mixed load for a while, then the books.
+
+Starts the server (ephemeral loopback ports, fresh data dir, loopback webhooks
+allowed) and a webhook receiver in this process, subscribes the receiver to
+new_cluster, then for --minutes runs at once:
+  * --tcp connections streaming lines with replies (seen lines from --corpus
+    mixed with --new-fraction brand-new templates of random words),
+  * one HTTP client posting single lines,
+  * a sampler of the server's RSS and /metrics every 10 s.
+At the end it waits for the outbox to drain and prints one RESULT line:
+lines sent and answered, error replies, HTTP errors, new clusters in the
+catalog, alerts received, distinct webhook-ids, duplicates (redeliveries of
+one id), clusters with no alert, RSS at start / max / end. Exit 1 if any
+line or alert went missing or any error was seen.
+
+Usage: bench/soak.py --bin build/logsift [--minutes 10] [--tcp 2] [--corpus FILE]
+"""
+import argparse
+import http.server
+import json
+import os
+import random
+import re
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+
+WORDS = [w for w in "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa "
+         "quebec romeo sierra tango uniform victor whiskey xray yankee zulu amber basil cedar dune ember fjord "
+         "grove harbor island jungle karma lagoon meadow nectar orchid prairie quartz river summit tundra".split()]
+
+
+def rss_mb(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+class Receiver(http.server.BaseHTTPRequestHandler):
+    ids = {}
+    lock = threading.Lock()
+
+    def do_POST(self):
+        body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        wid = self.headers.get("webhook-id", "")
+        with Receiver.lock:
+            entry = Receiver.ids.setdefault(wid, {"n": 0, "cluster": None})
+            entry["n"] += 1
+            try:
+                entry["cluster"] = json.loads(body).get("cluster_id")
+            except ValueError:
+                pass
+        self.send_response(200)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def log_message(self, *a):
+        pass
+
+
+def http_json(port, method, path, body=None):
+    data = json.dumps(body).encode() if body is not None else None
+    req = urllib.request.Request(f"http://127.0.0.1:{port}{path}", data=data, method=method,
+                                 headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=30) as r:
+        return r.status, json.loads(r.read() or b"null")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin", required=True)
+    ap.add_argument("--minutes", type=float, default=10)
+    ap.add_argument("--tcp", type=int, default=2)
+    ap.add_argument("--corpus", default="")
+    ap.add_argument("--new-fraction", type=float, default=0.005)
+    ap.add_argument("--seed", type=int, default=1)
+    a = ap.parse_args()
+    rnd = random.Random(a.seed)
+    seen = []
+    if a.corpus:
+        with open(a.corpus, errors="replace") as f:
+            seen = [l.rstrip("\n") for _, l in zip(range(50000), f) if l.strip()]
+    if not seen:
+        seen = [f"Connection from 10.0.{i % 250}.{i % 200} port {1000 + i} closed" for i in range(1000)]
+
+    recv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Receiver)
+    threading.Thread(target=recv.serve_forever, daemon=True).start()
+    tmp = tempfile.mkdtemp(prefix="logsift-soak-")
+    proc = subprocess.Popen([a.bin, "serve", "--http-port", "0", "--tcp-port", "0", "--syslog-port", "-1",
+                             "--data-dir", tmp, "--webhook-allow-cidrs", "127.0.0.0/8"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    line = proc.stderr.readline()
+    m = re.search(r"http=\S+:(\d+) tcp=\S+:(\d+)", line)
+    if not m:
+        print("soak: no listening line: " + line, file=sys.stderr)
+        proc.kill()
+        return 2
+    threading.Thread(target=lambda: [None for _ in proc.stderr], daemon=True).start()
+    hport, tport = int(m.group(1)), int(m.group(2))
+    time.sleep(0.5)
+    http_json(hport, "POST", "/subscriptions",
+              {"url": f"http://127.0.0.1:{recv.server_port}/hook", "rules": ["new_cluster"]})
+    rss_start = rss_mb(proc.pid)
+    stop = threading.Event()
+    stats = {"sent": 0, "answered": 0, "error_replies": 0, "http_ok": 0, "http_err": 0, "rss_max": rss_start}
+    lock = threading.Lock()
+
+    def make_line(r):
+        if r.random() < a.new_fraction:
+            return " ".join(r.choice(WORDS) + str(r.randrange(0, 3)) if r.random() < 0.1 else
+                            "".join(r.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(r.randrange(4, 9)))
+                            for _ in range(r.randrange(4, 9)))
+        return r.choice(seen)
+
+    def tcp_worker(k):
+        r = random.Random(a.seed * 100 + k)
+        s = socket.create_connection(("127.0.0.1", tport))
+        f = s.makefile("rb")
+        while not stop.is_set():
+            batch = [make_line(r) for _ in range(500)]
+            s.sendall(("\n".join(batch) + "\n").encode())
+            errs = 0
+            for _ in batch:
+                reply = f.readline()
+                errs += b'"error"' in reply
+            with lock:
+                stats["sent"] += len(batch)
+                stats["answered"] += len(batch)
+                stats["error_replies"] += errs
+        s.close()
+
+    def http_worker():
+        r = random.Random(a.seed * 1000)
+        while not stop.is_set():
+            try:
+                st, _ = http_json(hport, "POST", "/inferences", {"text": make_line(r)})
+                ok = st == 200
+            except Exception:
+                ok = False
+            with lock:
+                stats["http_ok" if ok else "http_err"] += 1
+            time.sleep(0.002)
+
+    def sampler():
+        while not stop.wait(10):
+            with lock:
+                stats["rss_max"] = max(stats["rss_max"], rss_mb(proc.pid))
+
+    threads = [threading.Thread(target=tcp_worker, args=(k,)) for k in range(a.tcp)]
+    threads += [threading.Thread(target=http_worker), threading.Thread(target=sampler)]
+    t0 = time.time()
+    for t in threads:
+        t.start()
+    time.sleep(a.minutes * 60)
+    stop.set()
+    for t in threads:
+        t.join()
+    wall = time.time() - t0
+    # Let the outbox drain.
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        _, pend = http_json(hport, "GET", "/alerts?status=pending&limit=1")
+        if pend["total"] == 0:
+            break
+        time.sleep(0.5)
+    _, clusters = http_json(hport, "GET", "/clusters?limit=1")
+    _, failed = http_json(hport, "GET", "/alerts?status=failed&limit=1")
+    rss_end = rss_mb(proc.pid)
+    stats["rss_max"] = max(stats["rss_max"], rss_end)
+    proc.terminate()
+    code = proc.wait(timeout=60)
+    with Receiver.lock:
+        ids = dict(Receiver.ids)
+    alerted = {v["cluster"] for v in ids.values()}
+    dup = sum(v["n"] - 1 for v in ids.values())
+    missing = clusters["total"] - len(alerted)
+    print(f"RESULT soak minutes={a.minutes} wall_s={wall:.0f} tcp_lines={stats['sent']} answered={stats['answered']} "
+          f"error_replies={stats['error_replies']} http_ok={stats['http_ok']} http_err={stats['http_err']} "
+          f"clusters={clusters['total']} alerts_received={sum(v['n'] for v in ids.values())} webhook_ids={len(ids)} "
+          f"redeliveries={dup} clusters_without_alert={missing} dead_lettered={failed['total']} "
+          f"rss_start_mb={rss_start:.0f} rss_max_mb={stats['rss_max']:.0f} rss_end_mb={rss_end:.0f} exit={code}",
+          flush=True)
+    bad = stats["error_replies"] or stats["http_err"] or missing or failed["total"] or code != 0
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
