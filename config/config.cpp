@@ -111,7 +111,7 @@ json get_premask(const Config& c) {
 
 const std::vector<KeyDesc>& key_table() {
   static const std::vector<KeyDesc> table = {
-      LS_STR(http_host), LS_INT(http_port), LS_STR(tcp_host), LS_INT(tcp_port), LS_BOOL(structured_messages), LS_STR(syslog_host), LS_INT(syslog_port), LS_INT(io_threads),
+      LS_STR(http_host), LS_INT(http_port), LS_STR(tcp_host), LS_INT(tcp_port), LS_BOOL(structured_messages), LS_STR(message_keys), LS_STR(syslog_host), LS_INT(syslog_port), LS_INT(io_threads),
       LS_STR(data_dir), LS_INT(max_http_connections), LS_INT(max_tcp_connections), LS_INT(max_body_bytes), LS_INT(max_header_bytes),
       LS_INT(max_line_bytes), LS_INT(max_lines_per_request), LS_INT(http_idle_timeout_ms),
       LS_INT(tcp_idle_timeout_ms), LS_BOOL(tcp_replies), LS_INT(tcp_max_inflight_batches), LS_INT(tcp_max_write_queue_bytes),
@@ -237,10 +237,26 @@ void Config::apply_file(const std::string& path) {
   apply_json(j);
 }
 
+std::vector<std::string> Config::message_key_list() const {
+  std::vector<std::string> out;
+  std::string_view rest = message_keys;
+  while (!rest.empty()) {
+    const size_t comma = rest.find(',');
+    std::string item(rest.substr(0, comma));
+    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+    item.erase(0, item.find_first_not_of(" \t"));
+    item.erase(item.find_last_not_of(" \t") + 1);
+    if (!item.empty()) out.push_back(std::move(item));
+  }
+  return out;
+}
+
 void Config::validate() const {
   require_range("http_port", http_port, 0, 65535);
   require_range("tcp_port", tcp_port, 0, 65535);
   require_range("syslog_port", syslog_port, -1, 65535);
+  if (structured_messages && message_key_list().empty())
+    throw ConfigError("message_keys", "must name at least one key when structured_messages is on");
   if (http_host.empty()) throw ConfigError("http_host", "must not be empty");
   if (tcp_host.empty()) throw ConfigError("tcp_host", "must not be empty");
   require_range("io_threads", io_threads, 1, 64);

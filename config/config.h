@@ -28,6 +28,9 @@ struct Config {
   std::string tcp_host;
   int tcp_port = 0;
   bool structured_messages = true;
+  std::string message_keys;  // comma-separated
+  // message_keys split, blanks trimmed, empty items dropped.
+  std::vector<std::string> message_key_list() const;
   std::string syslog_host;
   int syslog_port = 0;  // -1: no syslog listener
   int io_threads = 0;

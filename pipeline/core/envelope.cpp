@@ -134,15 +134,21 @@ void apply_structured(Record& r, const Config& c, Batch& batch) {
   // Cheap gate for plain text: every structured form has '=', '{' or a
   // klog "file.go:NN]" marker.
   if (r.text.find_first_of("={]") == std::string_view::npos) return;
-  static const StructuredOptions opts = [] {
-    StructuredOptions o;
-    return o;
-  }();
+  // Options built once per thread and configuration (keys and limit compared
+  // per line: a short string compare, no allocation).
+  thread_local std::string cached_keys;
+  thread_local int cached_max = -1;
+  thread_local StructuredOptions opts;
+  if (cached_max != c.max_labels || cached_keys != c.message_keys) {
+    opts = StructuredOptions{};
+    opts.message_keys = c.message_key_list();
+    opts.max_labels = c.max_labels;
+    cached_keys = c.message_keys;
+    cached_max = c.max_labels;
+  }
   StructuredLine s;
   std::string scratch;
-  StructuredOptions local = opts;
-  local.max_labels = c.max_labels;
-  if (!extract_structured(r.text, local, &s, &scratch)) return;
+  if (!extract_structured(r.text, opts, &s, &scratch)) return;
   if (s.message.find_first_not_of(" \t") == std::string_view::npos) return;
   const char* begin = r.text.data();
   const bool inside = s.message.data() >= begin && s.message.data() + s.message.size() <= begin + r.text.size();

@@ -23,11 +23,13 @@ int cmd_eval(const Args& a) {
   // a JSON/logfmt/klog line is clustered on its message field, as every
   // ingest path does (pipeline/core/envelope.h apply_structured).
   const bool structured = a.config.structured_messages;
-  auto fn = [&pipeline, structured](const std::vector<std::string>& lines) {
+  const std::vector<std::string> message_keys = a.config.message_key_list();
+  auto fn = [&pipeline, structured, &message_keys](const std::vector<std::string>& lines) {
     std::vector<std::string> texts;
     if (structured) {
       texts.reserve(lines.size());
       logsift::StructuredOptions opts;
+      opts.message_keys = message_keys;
       logsift::StructuredLine s;
       std::string scratch;
       for (const auto& l : lines) {

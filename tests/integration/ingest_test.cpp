@@ -166,6 +166,18 @@ TEST(Ingest, StructuredLinesAreClusteredOnTheirMessage) {
   auto all = fetch_all_clusters(port);
   json c = http_get(port, "/clusters/" + (*all)[0]["cluster_id"].get<std::string>()).json_body();
   EXPECT_EQ(c["examples"][0]["labels"].value("level", ""), "info") << c;
+
+  // The message fields are configurable.
+  ServerOptions o;
+  o.args = {"--message-keys", "event, msg"};
+  ServerProcess custom(o);
+  ASSERT_TRUE(custom.start_ready());
+  for (const char* l : {R"({"event":"cache flushed","ts":"2026-11-23T10:00:00Z","n":1})",
+                        R"({"event":"cache flushed","ts":"2026-11-23T10:00:09Z","shard":"b"})"})
+    ASSERT_EQ(post_infer(custom.http_port(), l).status, 200);
+  auto ct = templates(custom.http_port());
+  ASSERT_EQ(ct.size(), 1u) << json(ct).dump();
+  EXPECT_EQ(ct.begin()->first, "cache flushed");
 }
 
 TEST(Ingest, RsyslogOmelasticsearchDeliversToBulk) {
