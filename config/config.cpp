@@ -237,20 +237,6 @@ void Config::apply_file(const std::string& path) {
   apply_json(j);
 }
 
-std::vector<std::string> Config::message_key_list() const {
-  std::vector<std::string> out;
-  std::string_view rest = message_keys;
-  while (!rest.empty()) {
-    const size_t comma = rest.find(',');
-    std::string item(rest.substr(0, comma));
-    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
-    item.erase(0, item.find_first_not_of(" \t"));
-    item.erase(item.find_last_not_of(" \t") + 1);
-    if (!item.empty()) out.push_back(std::move(item));
-  }
-  return out;
-}
-
 void Config::validate() const {
   require_range("http_port", http_port, 0, 65535);
   require_range("tcp_port", tcp_port, 0, 65535);

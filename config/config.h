@@ -29,8 +29,22 @@ struct Config {
   int tcp_port = 0;
   bool structured_messages = true;
   std::string message_keys;  // comma-separated
-  // message_keys split, blanks trimmed, empty items dropped.
-  std::vector<std::string> message_key_list() const;
+  // message_keys split, blanks trimmed, empty items dropped. Inline: the
+  // parsers' fuzz targets link the envelope without config.cpp.
+  std::vector<std::string> message_key_list() const {
+    std::vector<std::string> out;
+    size_t start = 0;
+    while (start <= message_keys.size()) {
+      size_t comma = message_keys.find(',', start);
+      if (comma == std::string::npos) comma = message_keys.size();
+      size_t b = start, e = comma;
+      while (b < e && (message_keys[b] == ' ' || message_keys[b] == '\t')) ++b;
+      while (e > b && (message_keys[e - 1] == ' ' || message_keys[e - 1] == '\t')) --e;
+      if (e > b) out.push_back(message_keys.substr(b, e - b));
+      start = comma + 1;
+    }
+    return out;
+  }
   std::string syslog_host;
   int syslog_port = 0;  // -1: no syslog listener
   int io_threads = 0;

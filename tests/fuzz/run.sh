@@ -11,6 +11,8 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 out="${1:?usage: $0 OUT_DIR [SECONDS] [RUNS]}"
+mkdir -p "$out"
+out="$(cd "$out" && pwd)"  # absolute: the targets run inside it
 secs="${2:-30}"
 runs="${3:-0}"
 mkdir -p "$out/gen"
@@ -22,7 +24,12 @@ protoc --cpp_out="$out/gen" -I"$root/service/api/proto" "$root/service/api/proto
 common=("$root/pipeline/core/structured.cpp" "$root/pipeline/core/envelope.cpp" "$root/pipeline/core/metrics.cpp")
 build() {  # NAME SOURCES... -- LIBS...
   local name=$1; shift
-  [[ -x "$out/$name" && "$out/$name" -nt "$here/run.sh" && -z "${FUZZ_REBUILD:-}" ]] && return 0
+  # Rebuilt when run.sh or any parser/pipeline-core/config source is newer than the binary.
+  if [[ -x "$out/$name" && -z "${FUZZ_REBUILD:-}" && "$out/$name" -nt "$here/run.sh" ]] &&
+     [[ -z "$(find "$root/service/net" "$root/service/api" "$root/pipeline/core" "$root/config" "$here" \
+                -newer "$out/$name" \( -name '*.cpp' -o -name '*.h' -o -name '*.proto' \) -print -quit)" ]]; then
+    return 0
+  fi
   echo "building $name" >&2
   "$CXX" "${flags[@]}" "$@" -o "$out/$name"
 }
