@@ -111,7 +111,7 @@ json get_premask(const Config& c) {
 
 const std::vector<KeyDesc>& key_table() {
   static const std::vector<KeyDesc> table = {
-      LS_STR(http_host), LS_INT(http_port), LS_STR(tcp_host), LS_INT(tcp_port), LS_BOOL(structured_messages), LS_STR(message_keys), LS_STR(syslog_host), LS_INT(syslog_port), LS_INT(io_threads),
+      LS_STR(http_host), LS_INT(http_port), LS_STR(tcp_host), LS_INT(tcp_port), LS_BOOL(structured_messages), LS_STR(message_keys), LS_BOOL(structured_keep_caller), LS_STR(syslog_host), LS_INT(syslog_port), LS_INT(io_threads),
       LS_STR(data_dir), LS_INT(max_http_connections), LS_INT(max_tcp_connections), LS_INT(max_body_bytes), LS_INT(max_header_bytes),
       LS_INT(max_line_bytes), LS_INT(max_lines_per_request), LS_INT(http_idle_timeout_ms),
       LS_INT(tcp_idle_timeout_ms), LS_BOOL(tcp_replies), LS_INT(tcp_max_inflight_batches), LS_INT(tcp_max_write_queue_bytes),

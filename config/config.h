@@ -29,6 +29,7 @@ struct Config {
   int tcp_port = 0;
   bool structured_messages = true;
   std::string message_keys;  // comma-separated
+  bool structured_keep_caller = false;
   // message_keys split, blanks trimmed, empty items dropped. Inline: the
   // parsers' fuzz targets link the envelope without config.cpp.
   std::vector<std::string> message_key_list() const {

@@ -139,10 +139,11 @@ void apply_structured(Record& r, const Config& c, Batch& batch) {
   thread_local std::string cached_keys;
   thread_local int cached_max = -1;
   thread_local StructuredOptions opts;
-  if (cached_max != c.max_labels || cached_keys != c.message_keys) {
+  if (cached_max != c.max_labels || cached_keys != c.message_keys || opts.keep_caller != c.structured_keep_caller) {
     opts = StructuredOptions{};
     opts.message_keys = c.message_key_list();
     opts.max_labels = c.max_labels;
+    opts.keep_caller = c.structured_keep_caller;
     cached_keys = c.message_keys;
     cached_max = c.max_labels;
   }

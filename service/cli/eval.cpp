@@ -24,12 +24,14 @@ int cmd_eval(const Args& a) {
   // ingest path does (pipeline/core/envelope.h apply_structured).
   const bool structured = a.config.structured_messages;
   const std::vector<std::string> message_keys = a.config.message_key_list();
-  auto fn = [&pipeline, structured, &message_keys](const std::vector<std::string>& lines) {
+  const bool keep_caller = a.config.structured_keep_caller;
+  auto fn = [&pipeline, structured, &message_keys, keep_caller](const std::vector<std::string>& lines) {
     std::vector<std::string> texts;
     if (structured) {
       texts.reserve(lines.size());
       logsift::StructuredOptions opts;
       opts.message_keys = message_keys;
+      opts.keep_caller = keep_caller;
       logsift::StructuredLine s;
       std::string scratch;
       for (const auto& l : lines) {

@@ -178,6 +178,17 @@ TEST(Ingest, StructuredLinesAreClusteredOnTheirMessage) {
   auto ct = templates(custom.http_port());
   ASSERT_EQ(ct.size(), 1u) << json(ct).dump();
   EXPECT_EQ(ct.begin()->first, "cache flushed");
+
+  // structured_keep_caller: the same text logged from two places is two statements.
+  ServerOptions oc;
+  oc.args = {"--structured-keep-caller", "true"};
+  ServerProcess callers(oc);
+  ASSERT_TRUE(callers.start_ready());
+  for (const char* l : {R"(level=warn caller=store.go:88 msg="retrying")", R"(level=warn caller=sync.go:12 msg="retrying")",
+                        R"(level=warn caller=store.go:88 msg="retrying")"})
+    ASSERT_EQ(post_infer(callers.http_port(), l).status, 200);
+  auto cc = templates(callers.http_port());
+  EXPECT_EQ(cc.size(), 2u) << json(cc).dump();
 }
 
 TEST(Ingest, RsyslogOmelasticsearchDeliversToBulk) {
