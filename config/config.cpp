@@ -1,8 +1,6 @@
 #include "config/config.h"
 
-#include <boost/asio/ip/address.hpp>
-#include <boost/asio/ip/network_v4.hpp>
-#include <boost/asio/ip/network_v6.hpp>
+#include "config/cidr.h"
 
 #include <algorithm>
 #include <cctype>
@@ -315,26 +313,10 @@ void Config::validate() const {
   require_range("max_subscriptions", max_subscriptions, 1, 1000000);
   require_range("max_rules_per_subscription", max_rules_per_subscription, 1, 10000);
   require_range("outbox_retention_ms", outbox_retention_ms, 60000, int64_t{3650} * 86400000);
-  {
-    // Same grammar as webhook::parse_cidr_list: ADDRESS[/PREFIX], comma-separated.
-    std::string_view rest = webhook_allow_cidrs;
-    while (!rest.empty()) {
-      const size_t comma = rest.find(',');
-      std::string item(rest.substr(0, comma));
-      rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
-      item.erase(0, item.find_first_not_of(" \t"));
-      item.erase(item.find_last_not_of(" \t") + 1);
-      if (item.empty()) continue;
-      boost::system::error_code ec4, ec6, eca;
-      if (item.find('/') != std::string::npos) {
-        boost::asio::ip::make_network_v4(item, ec4);
-        if (ec4) boost::asio::ip::make_network_v6(item, ec6);
-        if (ec4 && ec6) throw ConfigError("webhook_allow_cidrs", "'" + item + "' is not a CIDR (10.0.0.0/8, fd00::/8)");
-      } else {
-        boost::asio::ip::make_address(item, eca);
-        if (eca) throw ConfigError("webhook_allow_cidrs", "'" + item + "' is not an address or CIDR");
-      }
-    }
+  try {
+    parse_cidr_list(webhook_allow_cidrs);  // the grammar the SSRF guard reads it with
+  } catch (const std::invalid_argument& e) {
+    throw ConfigError("webhook_allow_cidrs", e.what());
   }
   static const char* levels[] = {"trace", "debug", "info", "warn", "error", "critical", "off"};
   if (std::find(std::begin(levels), std::end(levels), log_level) == std::end(levels))
@@ -347,7 +329,6 @@ void Config::validate() const {
     if (RE2::FullMatch("", re)) throw ConfigError(where + ".regex", "must not match the empty string");
   }
 }
-
 
 std::vector<int64_t> Config::series_windows_ms() const {
   std::vector<int64_t> out;

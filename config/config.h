@@ -7,6 +7,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
@@ -14,6 +15,22 @@
 #include "pipeline/core/time.h"  // parse_duration_ms
 
 namespace logsift {
+
+// The comma-separated list values of the config (tokens, CIDRs, message
+// keys): items with surrounding blanks (space, tab) trimmed, empty items
+// dropped. Views into `list`.
+inline std::vector<std::string_view> split_list(std::string_view list) {
+  std::vector<std::string_view> out;
+  while (true) {
+    const size_t comma = list.find(',');
+    std::string_view item = list.substr(0, comma);
+    while (!item.empty() && (item.front() == ' ' || item.front() == '\t')) item.remove_prefix(1);
+    while (!item.empty() && (item.back() == ' ' || item.back() == '\t')) item.remove_suffix(1);
+    if (!item.empty()) out.push_back(item);
+    if (comma == std::string_view::npos) return out;
+    list.remove_prefix(comma + 1);
+  }
+}
 
 struct PremaskPattern {
   std::string name;
@@ -30,20 +47,11 @@ struct Config {
   bool structured_messages = true;
   std::string message_keys;  // comma-separated
   bool structured_keep_caller = false;
-  // message_keys split, blanks trimmed, empty items dropped. Inline: the
-  // parsers' fuzz targets link the envelope without config.cpp.
+  // message_keys split (split_list). Inline: the parsers' fuzz targets link
+  // the envelope without config.cpp.
   std::vector<std::string> message_key_list() const {
     std::vector<std::string> out;
-    size_t start = 0;
-    while (start <= message_keys.size()) {
-      size_t comma = message_keys.find(',', start);
-      if (comma == std::string::npos) comma = message_keys.size();
-      size_t b = start, e = comma;
-      while (b < e && (message_keys[b] == ' ' || message_keys[b] == '\t')) ++b;
-      while (e > b && (message_keys[e - 1] == ' ' || message_keys[e - 1] == '\t')) --e;
-      if (e > b) out.push_back(message_keys.substr(b, e - b));
-      start = comma + 1;
-    }
+    for (auto k : split_list(message_keys)) out.emplace_back(k);
     return out;
   }
   std::string syslog_host;

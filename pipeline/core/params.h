@@ -13,5 +13,8 @@ namespace logsift {
 // template (it always fits the template the pipeline built from it).
 // Linear in the text times the number of literal pieces; never throws.
 std::optional<std::vector<std::string_view>> template_params(std::string_view tmpl, std::string_view text);
+// The same into *out (cleared first; its capacity is reused on hot paths);
+// false when the text does not fit.
+bool template_params(std::string_view tmpl, std::string_view text, std::vector<std::string_view>* out);
 
 }  // namespace logsift

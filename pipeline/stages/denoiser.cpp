@@ -256,6 +256,18 @@ void Denoiser::run_token_logits(size_t n, DenoiseStats* st) {
 }
 
 void Denoiser::decide(std::span<DenoiseLine> lines) {
+  size_t begin = 0, tokens = 0;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    for (const Token& t : lines[i].tokens) tokens += t.kind == TokenKind::kWord && t.mark == kMarkUndecided;
+    if (tokens >= kSliceTokens || i + 1 == lines.size()) {
+      decide_slice(lines.subspan(begin, i + 1 - begin));
+      begin = i + 1;
+      tokens = 0;
+    }
+  }
+}
+
+void Denoiser::decide_slice(std::span<DenoiseLine> lines) {
   if (!threads_set_) {  // torch thread settings are per thread: set them here
     models::configure_torch_threads(torch_threads_);
     threads_set_ = true;

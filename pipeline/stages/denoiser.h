@@ -74,8 +74,13 @@ class Denoiser {
   void record(const DenoiseStats& st);
 
   // The denoise stage's thread only: decides every undecided token of these
-  // lines with the model (one forward per step for all of them) and fills the
-  // caches. Throws std::runtime_error on a model error.
+  // lines with the model and fills the caches. Lines are taken in slices of
+  // at most kSliceTokens undecided tokens (one forward per step per slice):
+  // the model input is ~10 KB per unknown token, and a caller may hand over
+  // every line in flight (a flood of new templates once grew the process by
+  // gigabytes); decisions carry across slices through the caches. Throws
+  // std::runtime_error on a model error.
+  static constexpr size_t kSliceTokens = 1024;
   void decide(std::span<DenoiseLine> lines);
 
   DenoiseStats stats() const;
@@ -83,6 +88,7 @@ class Denoiser {
 
  private:
   enum class Decision : uint8_t { kConst, kVar, kContextual };
+  void decide_slice(std::span<DenoiseLine> lines);
   void run_model(size_t n, DenoiseStats* st);
   void run_token_logits(size_t n, DenoiseStats* st);
 

@@ -37,21 +37,14 @@
 
 #include <boost/asio/ip/address.hpp>
 
+#include "config/cidr.h"
+
 namespace logsift::webhook {
 
-struct Cidr {
-  boost::asio::ip::address network;
-  int prefix = 0;  // 0..32 for IPv4, 0..128 for IPv6
-  bool contains(const boost::asio::ip::address& a) const;
-};
-
-// "10.0.0.0/8", "::1/128", "fd00::/8"; a bare address is a /32 or /128.
-// nullopt for anything else (bits set past the prefix are cleared).
-std::optional<Cidr> parse_cidr(std::string_view text);
-
-// A comma-separated list of CIDRs (blanks allowed); throws
-// std::invalid_argument naming the first bad entry.
-std::vector<Cidr> parse_cidr_list(std::string_view text);
+// CIDR parsing is shared with the config's validation (config/cidr.h).
+using logsift::Cidr;
+using logsift::parse_cidr;
+using logsift::parse_cidr_list;
 
 // The IPv4 address an IPv6 address carries (mapped, compatible, NAT64,
 // 6to4), or the address itself.

@@ -15,16 +15,7 @@ std::string sha256(std::string_view s) {
 
 std::vector<std::string> digests(const std::string& list) {
   std::vector<std::string> out;
-  size_t start = 0;
-  while (start <= list.size()) {
-    size_t comma = list.find(',', start);
-    std::string_view t = std::string_view(list).substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    while (!t.empty() && t.front() == ' ') t.remove_prefix(1);
-    while (!t.empty() && t.back() == ' ') t.remove_suffix(1);
-    if (!t.empty()) out.push_back(sha256(t));
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
+  for (auto t : split_list(list)) out.push_back(sha256(t));
   return out;
 }
 

@@ -89,53 +89,62 @@ std::optional<EnvelopeError> parse_inference(const ServerContext& ctx, const Htt
 
 }  // namespace
 
-void handle_inferences(ServerContext& ctx, AnyExecutor ex, HttpRequest&& req, Responder respond) {
-  ParsedInference parsed;
-  if (auto e = parse_inference(ctx, req, &parsed)) {
-    respond(reject(req, *e));  // counts it
+void run_batch(ServerContext& ctx, AnyExecutor ex, unsigned version, bool keep_alive, std::unique_ptr<Batch> batch,
+               Responder respond, BatchReply reply) {
+  if (batch->records.empty()) {
+    respond(reply(version, keep_alive, *batch));
     return;
   }
-  unsigned version = req.version();
-  bool keep_alive = req.keep_alive();
-  auto shape = parsed.shape;
-  parsed.batch->on_done = [respond, version, keep_alive, shape](std::unique_ptr<Batch> b) {
+  batch->on_done = [respond, version, keep_alive, reply](std::unique_ptr<Batch> b) {
     if (b->aborted) {
-      respond(error_response(version, false, http::status::service_unavailable, Reject::kOverloaded,
-                             "shutting down"));
+      respond(error_response(version, false, http::status::service_unavailable, Reject::kOverloaded, "shutting down"));
       return;
     }
-    // Replies are written straight into one buffer: no JSON DOM per line.
-    std::string out;
-    out.reserve(b->records.size() * 160 + 16);
-    if (shape == ParsedInference::Shape::kNdjson) {
-      for (const auto& r : b->records) {
-        append_result_json(r, true, &out);
-        out += '\n';
-      }
-      respond(make_response(version, keep_alive, http::status::ok, std::move(out), "application/x-ndjson"));
-    } else if (shape == ParsedInference::Shape::kList) {
-      out += "{\"results\":[";
-      for (size_t i = 0; i < b->records.size(); ++i) {
-        if (i) out += ',';
-        append_result_json(b->records[i], true, &out);
-      }
-      out += "]}\n";
-      respond(make_response(version, keep_alive, http::status::ok, std::move(out)));
-    } else {
-      const Record& r = b->records.front();
-      auto status = r.ok() ? http::status::ok : http::status::internal_server_error;
-      append_result_json(r, true, &out);
-      out += '\n';
-      respond(make_response(version, keep_alive, status, std::move(out)));
-    }
+    respond(reply(version, keep_alive, *b));
   };
-  submit_with_backoff(ex, ctx.pipeline, std::move(parsed.batch), std::chrono::milliseconds(5000),
+  submit_with_backoff(ex, ctx.pipeline, std::move(batch), std::chrono::milliseconds(5000),
                       [respond, version, keep_alive](std::unique_ptr<Batch>) {
                         auto res = error_response(version, keep_alive, http::status::service_unavailable,
                                                   Reject::kOverloaded, "pipeline is full, retry later");
                         res.set(http::field::retry_after, "1");
                         respond(std::move(res));
                       });
+}
+
+void handle_inferences(ServerContext& ctx, AnyExecutor ex, HttpRequest&& req, Responder respond) {
+  ParsedInference parsed;
+  if (auto e = parse_inference(ctx, req, &parsed)) {
+    respond(reject(req, *e));  // counts it
+    return;
+  }
+  const auto shape = parsed.shape;
+  run_batch(ctx, ex, req.version(), req.keep_alive(), std::move(parsed.batch), std::move(respond),
+            [shape](unsigned version, bool keep_alive, const Batch& b) {
+              // Replies are written straight into one buffer: no JSON DOM per line.
+              std::string out;
+              out.reserve(b.records.size() * 160 + 16);
+              if (shape == ParsedInference::Shape::kNdjson) {
+                for (const auto& r : b.records) {
+                  append_result_json(r, true, &out);
+                  out += '\n';
+                }
+                return make_response(version, keep_alive, http::status::ok, std::move(out), "application/x-ndjson");
+              }
+              if (shape == ParsedInference::Shape::kList) {
+                out += "{\"results\":[";
+                for (size_t i = 0; i < b.records.size(); ++i) {
+                  if (i) out += ',';
+                  append_result_json(b.records[i], true, &out);
+                }
+                out += "]}\n";
+                return make_response(version, keep_alive, http::status::ok, std::move(out));
+              }
+              const Record& r = b.records.front();
+              append_result_json(r, true, &out);
+              out += '\n';
+              return make_response(version, keep_alive, r.ok() ? http::status::ok : http::status::internal_server_error,
+                                   std::move(out));
+            });
 }
 
 }  // namespace logsift::api

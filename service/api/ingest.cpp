@@ -71,32 +71,6 @@ std::unique_ptr<Batch> batch_from_entries(const Config& c, std::vector<IngestEnt
   return batch;
 }
 
-// Runs the batch; `reply` builds the success response from the finished
-// batch. Empty batches reply at once.
-void run_batch(ServerContext& ctx, AnyExecutor ex, const HttpRequest& req, std::unique_ptr<Batch> batch,
-               Responder respond, std::function<HttpResponse(unsigned, bool, const Batch&)> reply) {
-  const unsigned version = req.version();
-  const bool keep_alive = req.keep_alive();
-  if (batch->records.empty()) {
-    respond(reply(version, keep_alive, *batch));
-    return;
-  }
-  batch->on_done = [respond, version, keep_alive, reply](std::unique_ptr<Batch> b) {
-    if (b->aborted) {
-      respond(error_response(version, false, http::status::service_unavailable, Reject::kOverloaded, "shutting down"));
-      return;
-    }
-    respond(reply(version, keep_alive, *b));
-  };
-  submit_with_backoff(ex, ctx.pipeline, std::move(batch), std::chrono::milliseconds(5000),
-                      [respond, version, keep_alive](std::unique_ptr<Batch>) {
-                        auto res = error_response(version, keep_alive, http::status::service_unavailable,
-                                                  Reject::kOverloaded, "pipeline is full, retry later");
-                        res.set(http::field::retry_after, "1");
-                        respond(std::move(res));
-                      });
-}
-
 }  // namespace
 
 void handle_loki_push(ServerContext& ctx, AnyExecutor ex, HttpRequest&& req, Responder respond) {
@@ -122,7 +96,7 @@ void handle_loki_push(ServerContext& ctx, AnyExecutor ex, HttpRequest&& req, Res
                               "\n"));
     return;
   }
-  run_batch(ctx, ex, req, std::move(batch), std::move(respond), [](unsigned version, bool keep_alive, const Batch&) {
+  run_batch(ctx, ex, req.version(), req.keep_alive(), std::move(batch), std::move(respond), [](unsigned version, bool keep_alive, const Batch&) {
     HttpResponse res{http::status::no_content, version};
     res.keep_alive(keep_alive);
     res.prepare_payload();
@@ -149,7 +123,7 @@ void handle_otlp_logs(ServerContext& ctx, AnyExecutor ex, HttpRequest&& req, Res
       ++rejected;
       if (first_error.empty()) first_error = "logRecords[" + std::to_string(i) + "]: " + why[i];
     }
-  run_batch(ctx, ex, req, std::move(batch), std::move(respond),
+  run_batch(ctx, ex, req.version(), req.keep_alive(), std::move(batch), std::move(respond),
             [json_reply, rejected, first_error](unsigned version, bool keep_alive, const Batch&) {
               OtlpReply r = otlp_response(json_reply, rejected, first_error);
               HttpResponse res{http::status::ok, version};
@@ -179,7 +153,7 @@ void handle_bulk(ServerContext& ctx, AnyExecutor ex, HttpRequest&& req, Responde
   for (auto& item : request->items)
     if (item.entry >= 0 && entry_record[static_cast<size_t>(item.entry)] < 0)
       bulk_fail_item(&item, why[static_cast<size_t>(item.entry)]);
-  run_batch(ctx, ex, req, std::move(batch), std::move(respond),
+  run_batch(ctx, ex, req.version(), req.keep_alive(), std::move(batch), std::move(respond),
             [request, started](unsigned version, bool keep_alive, const Batch&) {
               HttpResponse res{http::status::ok, version};
               res.keep_alive(keep_alive);

@@ -1,5 +1,7 @@
 #include "service/api/response.h"
 
+#include "service/api/ingest_entry.h"  // media_type of a Content-Type value
+
 #include <charconv>
 
 #include "pipeline/core/metrics.h"
@@ -44,11 +46,8 @@ HttpResponse reject(const HttpRequest& req, const EnvelopeError& e) {
 }
 
 std::string media_type(const HttpRequest& req) {
-  std::string v(req[http::field::content_type]);
-  if (auto semi = v.find(';'); semi != std::string::npos) v.resize(semi);
-  while (!v.empty() && v.back() == ' ') v.pop_back();
-  for (auto& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return v;
+  const auto v = req[http::field::content_type];
+  return logsift::media_type(std::string_view(v.data(), v.size()));
 }
 
 Target parse_target(std::string_view t) {

@@ -2,6 +2,8 @@
 // http_api.cpp dispatches to them.
 #pragma once
 
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -10,6 +12,14 @@
 #include "service/api/response.h"
 
 namespace logsift::api {
+
+// Runs a batch through the pipeline and answers with reply(version,
+// keep_alive, the finished batch) once its lines are in the catalog; 503 with
+// Retry-After when the pipeline stays full for 5 s, 503 when it shuts down.
+// An empty batch is answered at once. Shared by every ingest route.
+using BatchReply = std::function<HttpResponse(unsigned version, bool keep_alive, const Batch& done)>;
+void run_batch(ServerContext& ctx, AnyExecutor ex, unsigned version, bool keep_alive, std::unique_ptr<Batch> batch,
+               Responder respond, BatchReply reply);
 
 // POST /inferences: replies from the batch's completion callback.
 void handle_inferences(ServerContext& ctx, AnyExecutor ex, HttpRequest&& req, Responder respond);

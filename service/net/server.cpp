@@ -47,13 +47,9 @@ int run_server(const Config& config) {
   // The SSRF guard shared by subscription checks and webhook delivery. Its
   // own ports are set once the listeners are bound, before any io thread
   // runs (nothing reads it before then).
-  std::shared_ptr<webhook::AddressPolicy> address_policy;
-  try {
-    address_policy = std::make_shared<webhook::AddressPolicy>(webhook::parse_cidr_list(config.webhook_allow_cidrs));
-  } catch (const std::exception& e) {
-    spdlog::critical("webhook_allow_cidrs: {}", e.what());
-    return 2;
-  }
+  // (webhook_allow_cidrs was checked by Config::validate.)
+  auto address_policy =
+      std::make_shared<webhook::AddressPolicy>(webhook::parse_cidr_list(config.webhook_allow_cidrs));
   std::unique_ptr<DataDirLock> dir_lock;
   std::unique_ptr<Catalog> catalog;
   std::unique_ptr<AlertStore> alert_store;

@@ -186,6 +186,8 @@ TEST(HardeningTcp, ClientThatNeverReadsCannotGrowMemory) {
     if (n <= 0) break;
     sent += static_cast<size_t>(n);
   }
+  // Not vacuous: the connection took lines (a failed connect would also stall).
+  ASSERT_GT(sent, chunk.size()) << "nothing was sent: the connection never worked";
   EXPECT_LT(sent, want) << "the server kept reading although nobody read its replies";
   std::this_thread::sleep_for(Millis(500));
   const long after = rss_kb(server.pid());

@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
-#include <fstream>
-#include <sstream>
+#include "tests/data/ingest/fixtures.h"
+
 #include <string>
 #include <vector>
 
@@ -14,13 +14,7 @@ namespace {
 
 using json = nlohmann::json;
 
-std::string fixture(const std::string& name) {
-  std::ifstream in(std::string(LOGSIFT_SOURCE_DIR) + "/tests/data/ingest/bulk/" + name, std::ios::binary);
-  EXPECT_TRUE(in.good()) << name;
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+std::string fixture(const std::string& name) { return fixtures::ingest_fixture("bulk", name); }
 
 Labels L(std::initializer_list<std::pair<std::string, std::string>> l) { return Labels(l); }
 

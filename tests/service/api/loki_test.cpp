@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
-#include <fstream>
-#include <sstream>
+#include "tests/data/ingest/fixtures.h"
+
 #include <string>
 #include <vector>
 
@@ -13,21 +13,9 @@
 namespace logsift {
 namespace {
 
-std::string fixture(const std::string& name) {
-  std::ifstream in(std::string(LOGSIFT_SOURCE_DIR) + "/tests/data/ingest/loki/" + name, std::ios::binary);
-  EXPECT_TRUE(in.good()) << name;
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+std::string fixture(const std::string& name) { return fixtures::ingest_fixture("loki", name); }
 
-// The Content-Type line of a captured request head.
-std::string content_type_of(const std::string& head) {
-  auto p = head.find("Content-Type: ");
-  if (p == std::string::npos) return "";
-  p += 14;
-  return head.substr(p, head.find("\r\n", p) - p);
-}
+using fixtures::content_type_of;
 
 Labels L(std::initializer_list<std::pair<std::string, std::string>> l) { return Labels(l); }
 

@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
-#include <fstream>
-#include <sstream>
+#include "tests/data/ingest/fixtures.h"
+
 #include <string>
 #include <vector>
 
@@ -13,13 +13,7 @@ namespace {
 // 2026-11-23T04:24:00.444Z: the day the fixtures were captured.
 constexpr int64_t kNow = 1795407840444;
 
-std::string fixture(const std::string& name) {
-  std::ifstream in(std::string(LOGSIFT_SOURCE_DIR) + "/tests/data/ingest/syslog/" + name, std::ios::binary);
-  EXPECT_TRUE(in.good()) << name;
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+std::string fixture(const std::string& name) { return fixtures::ingest_fixture("syslog", name); }
 
 struct Framed {
   std::vector<std::string> frames;
