@@ -226,11 +226,15 @@ void Config::apply_file(const std::string& path) {
   if (!in) throw ConfigError("config", "cannot read file '" + path + "'");
   std::stringstream ss;
   ss << in.rdbuf();
+  apply_text(ss.str(), "'" + path + "'");
+}
+
+void Config::apply_text(std::string_view text, const std::string& origin) {
   json j;
   try {
-    j = json::parse(ss.str(), nullptr, true, /*ignore_comments=*/true);
+    j = json::parse(text, nullptr, true, /*ignore_comments=*/true);
   } catch (const std::exception& e) {
-    throw ConfigError("config", "'" + path + "' is not valid JSON: " + e.what());
+    throw ConfigError("config", origin + " is not valid JSON: " + e.what());
   }
   apply_json(j);
 }

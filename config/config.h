@@ -155,6 +155,8 @@ struct Config {
   void apply_env();
   // Parses a JSON-with-comments file and applies it.
   void apply_file(const std::string& path);
+  // The same for the text of such a file; `origin` names it in errors.
+  void apply_text(std::string_view text, const std::string& origin);
   // Throws ConfigError naming the first invalid key.
   void validate() const;
 

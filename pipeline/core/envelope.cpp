@@ -167,4 +167,61 @@ void reject_record(Record& r, const EnvelopeError& e) {
   metrics().reject(e.reason);
 }
 
+std::optional<EnvelopeError> batch_from_ndjson(std::string_view body, const Config& c, int64_t received_ms,
+                                               Batch& batch) {
+  while (!body.empty()) {
+    auto nl = body.find('\n');
+    std::string_view line = body.substr(0, nl);
+    body.remove_prefix(nl == std::string_view::npos ? body.size() : nl + 1);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.find_first_not_of(" \t") == std::string_view::npos) continue;  // blank lines separate nothing
+    if (static_cast<int>(batch.records.size()) >= c.max_lines_per_request)
+      return EnvelopeError{Reject::kTooManyLines,
+                           "more than max_lines_per_request (" + std::to_string(c.max_lines_per_request) + ") lines"};
+    Record& r = batch.records.emplace_back();
+    r.received_ms = received_ms;
+    json obj = json::parse(line, nullptr, false);
+    std::optional<EnvelopeError> e;
+    if (obj.is_discarded()) e = EnvelopeError{Reject::kMalformedJson, "line is not valid JSON"};
+    else e = record_from_object(obj, c, batch, &r);
+    if (e) reject_record(r, *e);  // per-line error at its position; the rest still runs
+  }
+  if (batch.records.empty()) return EnvelopeError{Reject::kMissingText, "empty NDJSON body"};
+  return std::nullopt;
+}
+
+std::optional<EnvelopeError> batch_from_json(std::string_view text, const Config& c, int64_t received_ms, Batch& batch,
+                                             bool* is_list) {
+  json body = json::parse(text, nullptr, false);
+  if (body.is_discarded()) return EnvelopeError{Reject::kMalformedJson, "body is not valid JSON"};
+  if (!body.is_object()) return EnvelopeError{Reject::kWrongType, "body must be a JSON object"};
+  if (body.contains("texts") && body.contains("text"))
+    return EnvelopeError{Reject::kBadRequest, "give either 'text' or 'texts', not both"};
+  if (body.contains("texts")) {
+    *is_list = true;
+    const json& texts = body["texts"];
+    if (!texts.is_array()) return EnvelopeError{Reject::kWrongType, "'texts' must be an array of strings"};
+    if (texts.empty()) return EnvelopeError{Reject::kMissingText, "'texts' is empty"};
+    if (texts.size() > static_cast<size_t>(c.max_lines_per_request))
+      return EnvelopeError{Reject::kTooManyLines,
+                           "more than max_lines_per_request (" + std::to_string(c.max_lines_per_request) + ") texts"};
+    json shared_labels = body.contains("labels") ? body["labels"] : json();
+    for (size_t i = 0; i < texts.size(); ++i) {
+      json item = texts[i].is_string() ? json{{"text", texts[i]}} : texts[i];
+      if (item.is_object() && !item.contains("labels") && !shared_labels.is_null()) item["labels"] = shared_labels;
+      Record& r = batch.records.emplace_back();
+      r.received_ms = received_ms;
+      if (auto e = record_from_object(item, c, batch, &r)) {
+        // A JSON batch is one document: reject it whole, naming the item.
+        return EnvelopeError{e->reason, "texts[" + std::to_string(i) + "]: " + e->message};
+      }
+    }
+  } else {
+    Record& r = batch.records.emplace_back();
+    r.received_ms = received_ms;
+    if (auto e = record_from_object(body, c, batch, &r)) return e;
+  }
+  return std::nullopt;
+}
+
 }  // namespace logsift

@@ -4,6 +4,7 @@
 // for the metrics and a message for the client.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -36,6 +37,16 @@ std::optional<EnvelopeError> record_from_object(const nlohmann::json& obj, const
 // A trailing '\r' is removed. A plain line is not copied: `line` must point
 // into storage the batch owns (Batch::adopt / Batch::keep).
 std::optional<EnvelopeError> record_from_line(std::string_view line, const Config& c, Batch& batch, Record* out);
+
+// POST /inferences bodies. NDJSON: one JSON object per line, blank lines
+// skipped; a bad line is rejected in its place and the others still run;
+// no line at all, or more than max_lines_per_request, rejects the body.
+std::optional<EnvelopeError> batch_from_ndjson(std::string_view body, const Config& c, int64_t received_ms,
+                                               Batch& batch);
+// JSON: {"text": ..., "labels": {...}} or {"texts": [string | object, ...],
+// "labels": {...}} (*is_list set). One document: a bad item rejects it whole.
+std::optional<EnvelopeError> batch_from_json(std::string_view body, const Config& c, int64_t received_ms, Batch& batch,
+                                             bool* is_list);
 
 // Structured lines (structured_messages, on by default): when r.text is a
 // JSON, logfmt or klog line, or free text followed by a JSON object, what

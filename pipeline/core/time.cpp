@@ -82,8 +82,17 @@ std::optional<std::chrono::system_clock::time_point> parse_http_date(std::string
                                         std::chrono::month(static_cast<unsigned>(month)),
                                         std::chrono::day(static_cast<unsigned>(day))};
   if (!ymd.ok()) return std::nullopt;
-  return std::chrono::sys_days(ymd) + std::chrono::hours(h) + std::chrono::minutes(m) +
-         std::chrono::seconds(sec);
+  const std::chrono::sys_seconds t =
+      std::chrono::sys_days(ymd) + std::chrono::hours(h) + std::chrono::minutes(m) + std::chrono::seconds(sec);
+  // system_clock counts nanoseconds in 64 bits (years 1678..2262): a date
+  // outside that is well-formed but clamped to the clock's range, not
+  // converted with a signed overflow (found by fuzz_webhook).
+  using TimePoint = std::chrono::system_clock::time_point;
+  const int64_t limit = std::chrono::duration_cast<std::chrono::seconds>(TimePoint::duration::max()).count();
+  const int64_t secs = t.time_since_epoch().count();
+  if (secs >= limit) return TimePoint::max();
+  if (secs <= -limit) return TimePoint::min();
+  return std::chrono::time_point_cast<TimePoint::duration>(t);
 }
 
 int64_t now_ms() {

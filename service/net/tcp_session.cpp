@@ -9,6 +9,7 @@
 #include <spdlog/spdlog.h>
 
 #include "pipeline/core/envelope.h"
+#include "pipeline/core/line_framer.h"
 #include "pipeline/core/metrics.h"
 #include "pipeline/core/time.h"
 
@@ -68,12 +69,13 @@ class TcpSession : public Session, public std::enable_shared_from_this<TcpSessio
       read_done_ = true;
       if (ec == beast::error::timeout) spdlog::debug("tcp: idle timeout");
       // A partial last line without '\n' at EOF is still a line.
-      if ((ec == net::error::eof || ec == beast::error::timeout) && !partial_.empty() && !discarding_) {
-        auto batch = std::make_unique<Batch>();
-        now_ = now_ms();
-        add_line(*batch, batch->keep(partial_));
-        partial_.clear();
-        submit(std::move(batch));
+      if (ec == net::error::eof || ec == beast::error::timeout) {
+        if (auto last = framer_.finish()) {
+          auto batch = std::make_unique<Batch>();
+          now_ = now_ms();
+          add_line(*batch, batch->keep(*last));
+          submit(std::move(batch));
+        }
       }
       return maybe_finish();
     }
@@ -84,37 +86,14 @@ class TcpSession : public Session, public std::enable_shared_from_this<TcpSessio
     // views into it; only a line split across two reads is copied.
     std::string_view chunk = batch->adopt(std::move(readbuf_));
     readbuf_ = std::string();
-    const size_t limit = static_cast<size_t>(ctx_.config.max_line_bytes);
-    size_t lines = 0;
-    while (!chunk.empty()) {
-      auto nl = chunk.find('\n');
-      std::string_view piece = chunk.substr(0, nl);
-      chunk.remove_prefix(nl == std::string_view::npos ? chunk.size() : nl + 1);
-      bool complete = nl != std::string_view::npos;
-      if (discarding_) {  // the rest of an over-long line: dropped, already answered
-        if (complete) discarding_ = false;
-        continue;
-      }
-      if (partial_.size() + piece.size() > limit + 1) {  // +1: a '\r' before '\n' is allowed
-        Record& r = batch->records.emplace_back();
-        reject_record(r, {Reject::kLineTooLong, "line over max_line_bytes (" + std::to_string(limit) + ")"});
-        partial_.clear();
-        discarding_ = !complete;
-        continue;
-      }
-      if (!complete) {
-        partial_.append(piece);
-        break;
-      }
-      ++lines;
-      if (partial_.empty()) {
-        add_line(*batch, piece);
-      } else {
-        partial_.append(piece);
-        add_line(*batch, batch->keep(partial_));
-        partial_.clear();
-      }
-    }
+    const size_t lines = framer_.feed(
+        chunk,
+        [&](std::string_view line, bool in_chunk) { add_line(*batch, in_chunk ? line : batch->keep(line)); },
+        [&] {
+          Record& r = batch->records.emplace_back();
+          reject_record(r, {Reject::kLineTooLong,
+                            "line over max_line_bytes (" + std::to_string(ctx_.config.max_line_bytes) + ")"});
+        });
     metrics().tcp_lines.inc(lines);
     if (!batch->records.empty()) submit(std::move(batch));
     do_read();
@@ -199,9 +178,8 @@ class TcpSession : public Session, public std::enable_shared_from_this<TcpSessio
   ServerContext& ctx_;
   ConnectionSlot slot_;
   std::string readbuf_;
-  std::string partial_;
+  LineFramer framer_{static_cast<size_t>(ctx_.config.max_line_bytes)};
   int64_t now_ = 0;  // when the current chunk was read
-  bool discarding_ = false;
   bool reading_ = false;
   bool read_done_ = false;
   bool writing_ = false;

@@ -28,6 +28,18 @@ TEST(HttpDate, ThreeForms) {
   EXPECT_FALSE(parse_http_date("yesterday"));
 }
 
+// Years system_clock cannot hold in nanoseconds are clamped, not overflowed
+// (UBSan: signed integer overflow, found by fuzz_webhook with "6015").
+TEST(HttpDate, YearsOutsideTheClockRangeAreClamped) {
+  using TimePoint = std::chrono::system_clock::time_point;
+  EXPECT_EQ(parse_http_date("Wed, 21 Oct 6015 07:28:00 GMT"), TimePoint::max());
+  EXPECT_EQ(parse_http_date("Sun Nov  6 08:49:37 9999"), TimePoint::max());
+  EXPECT_EQ(parse_http_date("Mon, 01 Jan 0001 00:00:00 GMT"), TimePoint::min());
+  auto late = parse_http_date("Thu, 10 Apr 2262 00:00:00 GMT");  // a day inside
+  ASSERT_TRUE(late);
+  EXPECT_LT(*late, TimePoint::max());
+}
+
 TEST(Time, Iso8601) { EXPECT_EQ(format_time_ms(784111777123), "1994-11-06T08:49:37.123Z"); }
 
 }  // namespace
