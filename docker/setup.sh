@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what logsift needs (docker/packages.txt), builds it, then runs
 #   serve  the service on its embedded defaults (data under ./logsift-data), or
-#   test   the whole test suite (ctest).
+#   test   the whole test suite (ctest), then its sanitizer runs (ASan + UBSan, TSan).
 # For a fresh Debian 12 machine, as root.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -30,8 +30,15 @@ case "$mode" in
     exec "$build/logsift" serve --data-dir "${LOGSIFT_DATA_DIR:-$root/logsift-data}" "$@"
     ;;
   test)
-    cd "$build"
-    ctest --output-on-failure -j 2 --timeout 300
+    # The release suite, then the same tests under ASan + UBSan and the
+    # concurrency tests under TSan (tests/sanitizers/run.sh);
+    # LOGSIFT_SANITIZERS=0 skips the sanitizer runs (a quicker local loop).
+    status=0
+    (cd "$build" && ctest --output-on-failure -j 2 --timeout 300) || status=1
+    if [[ "${LOGSIFT_SANITIZERS:-1}" != 0 ]]; then
+      LOGSIFT_BUILD_DIR="$build" bash "$root/tests/sanitizers/run.sh" all || status=1
+    fi
+    exit $status
     ;;
   build) ;;
   *)

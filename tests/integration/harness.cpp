@@ -189,7 +189,17 @@ std::string truncate_for_message(const std::string& s, std::size_t max = 4000) {
 
 }  // namespace
 
-std::string binary_path() { return LOGSIFT_BINARY; }
+// LOGSIFT_TEST_BINARY runs the same tests against another build of the server
+// (tests/sanitizers/run.sh points it at the ASan + UBSan build).
+std::string binary_path() {
+  const char* other = std::getenv("LOGSIFT_TEST_BINARY");
+  return other && *other ? other : LOGSIFT_BINARY;
+}
+
+bool sanitized_server() {
+  const char* s = std::getenv("LOGSIFT_TEST_SANITIZER");
+  return s && *s;
+}
 
 // ---------------------------------------------------------------------------
 // TempDir

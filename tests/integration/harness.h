@@ -36,6 +36,10 @@ using KeyValues = std::vector<std::pair<std::string, std::string>>;
 
 // Absolute path of the logsift binary (compile definition LOGSIFT_BINARY).
 std::string binary_path();
+// The server under test is a sanitizer build (LOGSIFT_TEST_SANITIZER, set by
+// tests/sanitizers/run.sh): RSS bounds do not hold there (shadow memory,
+// ASan's quarantine of freed blocks), so tests check them only without it.
+bool sanitized_server();
 
 // ---------------------------------------------------------------------------
 // Temporary directory (mkdtemp under /tmp), removed recursively on destruction.

@@ -1,0 +1,201 @@
+// The delivery worker against a real SQLite outbox and a loopback receiver,
+// driven the way the server drives it: io threads run the worker's strand
+// and the client while other threads enqueue alerts and wake it. These tests
+// are also the delivery part of the ThreadSanitizer run (concurrency_tests).
+#include "service/alerts/delivery.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <unistd.h>
+
+#include "config/config.h"
+#include "service/alerts/alert_store.h"
+#include "tests/service/alerts/loopback_server.h"
+
+namespace logsift {
+namespace {
+
+using webhook::loopback::LoopbackServer;
+using webhook::loopback::Reply;
+using webhook::loopback::status_reply;
+using namespace std::chrono_literals;
+
+class DeliveryTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("logsift_delivery_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(dir_);
+    config_ = Config::defaults();
+    config_.delivery_first_retry_ms = 20;
+    config_.delivery_max_backoff_ms = 80;
+    config_.delivery_timeout_ms = 5000;
+    config_.delivery_concurrency = 4;
+    config_.delivery_max_attempts = 20;
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  // Runs `body` with a started worker whose io_context has `io_threads`
+  // threads; stops and joins everything afterwards.
+  template <typename Body>
+  void with_worker(AlertStore& store, int io_threads, Body body) {
+    boost::asio::io_context ioc;
+    auto guard = boost::asio::make_work_guard(ioc);
+    auto worker = std::make_shared<DeliveryWorker>(ioc, store, config_);
+    std::vector<std::thread> threads;
+    for (int i = 0; i < io_threads; ++i) threads.emplace_back([&ioc] { ioc.run(); });
+    worker->start();
+    body(*worker);
+    worker->stop();
+    guard.reset();
+    ioc.stop();
+    for (auto& t : threads) t.join();
+  }
+
+  static Subscription subscription(const std::string& id, const std::string& url) {
+    Subscription s;
+    s.id = id;
+    s.url = url;
+    s.secret = "whsec_dGVzdA==";
+    s.created_ms = 1;
+    return s;
+  }
+
+  static OutboxRow row(const std::string& id, const std::string& sub) {
+    OutboxRow r;
+    r.id = id;
+    r.subscription_id = sub;
+    r.created_ms = now_ms();
+    r.payload = R"({"id":")" + id + R"(","kind":"new_cluster"})";
+    return r;
+  }
+
+  static bool wait_for(const std::function<bool()>& done, std::chrono::milliseconds limit) {
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    while (std::chrono::steady_clock::now() < deadline) {
+      if (done()) return true;
+      std::this_thread::sleep_for(10ms);
+    }
+    return done();
+  }
+
+  std::filesystem::path dir_;
+  Config config_;
+};
+
+// Four producers enqueue and wake concurrently while two io threads deliver;
+// every alert's first attempt gets a 503. Each webhook-id must reach the
+// receiver exactly twice (the 503 and the 200), with the same id and body.
+TEST_F(DeliveryTest, ConcurrentProducersEveryAlertDeliveredOnceAfterARetry) {
+  std::map<std::string, int> attempts;  // guarded by the server's script lock
+  LoopbackServer receiver([&](const auto& req) {
+    int n = ++attempts[std::string(req["webhook-id"])];
+    return n == 1 ? status_reply(503) : status_reply(200);
+  });
+  AlertStore store(dir_.string());
+  store.add_subscription(subscription("sub_a", receiver.base_url() + "/hook"));
+  constexpr int kProducers = 4, kPerProducer = 40;
+  with_worker(store, 2, [&](DeliveryWorker& worker) {
+    std::vector<std::thread> producers;
+    for (int p = 0; p < kProducers; ++p) {
+      producers.emplace_back([&, p] {
+        for (int i = 0; i < kPerProducer; ++i) {
+          store.enqueue({row("msg_" + std::to_string(p) + "_" + std::to_string(i), "sub_a")});
+          worker.wake();
+        }
+      });
+    }
+    for (auto& t : producers) t.join();
+    EXPECT_TRUE(wait_for([&] { return store.count("delivered") == kProducers * kPerProducer; }, 30s))
+        << "delivered " << store.count("delivered") << " pending " << store.count("pending");
+  });
+  EXPECT_EQ(store.count("pending"), 0);
+  EXPECT_EQ(store.count("failed"), 0);
+  auto requests = receiver.requests();
+  ASSERT_EQ(requests.size(), 2u * kProducers * kPerProducer);
+  std::map<std::string, std::vector<std::string>> bodies;
+  for (const auto& req : requests) bodies[std::string(req["webhook-id"])].push_back(req.body());
+  ASSERT_EQ(bodies.size(), size_t{kProducers * kPerProducer});
+  for (const auto& [id, seen] : bodies) {
+    ASSERT_EQ(seen.size(), 2u) << id;
+    EXPECT_EQ(seen[0], seen[1]) << id;
+    EXPECT_NE(seen[0].find(id), std::string::npos);
+    auto got = store.get(id);
+    ASSERT_TRUE(got);
+    EXPECT_EQ(got->attempts, 2);
+    EXPECT_EQ(got->last_status, 200);
+  }
+}
+
+// Two receivers, one answering 200 and one rejecting with 400, while
+// subscriptions are read and the outbox is listed from other threads (as
+// the HTTP routes do): the good one gets all its alerts, the bad one's are
+// dead-lettered after one attempt each, nothing is left pending.
+TEST_F(DeliveryTest, RejectingReceiverIsDeadLetteredWhileTheOtherDelivers) {
+  LoopbackServer good([](const auto&) { return status_reply(200); });
+  LoopbackServer bad([](const auto&) { return status_reply(400, {}, "no"); });
+  AlertStore store(dir_.string());
+  store.add_subscription(subscription("sub_good", good.base_url() + "/hook"));
+  store.add_subscription(subscription("sub_bad", bad.base_url() + "/hook"));
+  constexpr int kEach = 60;
+  with_worker(store, 2, [&](DeliveryWorker& worker) {
+    std::atomic<bool> done{false};
+    std::thread reader([&] {
+      while (!done) {
+        (void)store.list("", 20, 0);
+        (void)store.subscriptions();
+        std::this_thread::sleep_for(1ms);
+      }
+    });
+    std::thread producer([&] {
+      for (int i = 0; i < kEach; ++i) {
+        store.enqueue({row("g_" + std::to_string(i), "sub_good"), row("b_" + std::to_string(i), "sub_bad")});
+        worker.wake();
+      }
+    });
+    producer.join();
+    EXPECT_TRUE(wait_for([&] { return store.count("pending") == 0; }, 30s));
+    done = true;
+    reader.join();
+  });
+  EXPECT_EQ(store.count("delivered"), kEach);
+  EXPECT_EQ(store.count("failed"), kEach);
+  EXPECT_EQ(good.requests().size(), size_t{kEach});
+  EXPECT_EQ(bad.requests().size(), size_t{kEach});
+  auto b = store.get("b_7");
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->status, "failed");
+  EXPECT_EQ(b->attempts, 1);
+  EXPECT_EQ(b->last_status, 400);
+}
+
+// Stopping the worker with alerts still pending keeps them in the outbox;
+// a new worker on the same store (a restart) delivers them.
+TEST_F(DeliveryTest, StopLeavesPendingRowsForTheNextWorker) {
+  std::atomic<bool> up{false};
+  LoopbackServer receiver([&](const auto&) { return up ? status_reply(200) : status_reply(503); });
+  AlertStore store(dir_.string());
+  store.add_subscription(subscription("sub_a", receiver.base_url() + "/hook"));
+  with_worker(store, 2, [&](DeliveryWorker& worker) {
+    for (int i = 0; i < 20; ++i) store.enqueue({row("p_" + std::to_string(i), "sub_a")});
+    worker.wake();
+    EXPECT_TRUE(wait_for([&] { return receiver.requests().size() >= 20; }, 10s));
+  });
+  EXPECT_EQ(store.count("pending"), 20);
+  up = true;
+  with_worker(store, 1, [&](DeliveryWorker&) {
+    EXPECT_TRUE(wait_for([&] { return store.count("delivered") == 20; }, 30s));
+  });
+  EXPECT_EQ(store.count("pending"), 0);
+}
+
+}  // namespace
+}  // namespace logsift
