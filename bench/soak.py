@@ -7,14 +7,20 @@ new_cluster, then for --minutes runs at once:
   * --tcp connections streaming lines with replies (seen lines from --corpus
     mixed with --new-fraction brand-new templates of random words),
   * one HTTP client posting single lines,
-  * a sampler of the server's RSS and /metrics every 10 s.
+  * a receiver that goes down (connection refused) for --down-for seconds
+    every --down-every seconds, so alerts wait in the outbox and are retried,
+  * a sampler that prints RSS, clusters and alerts every 30 s.
+--rate caps the lines per second of all TCP connections together (0: as fast
+as the server answers).
 At the end it waits for the outbox to drain and prints one RESULT line:
 lines sent and answered, error replies, HTTP errors, new clusters in the
 catalog, alerts received, distinct webhook-ids, duplicates (redeliveries of
-one id), clusters with no alert, RSS at start / max / end. Exit 1 if any
+one id), clusters with no alert, RSS at start / max / end, the data directory's size (max / end), and the RSS growth per
+new cluster after warm-up (the first --warmup-minutes). Exit 1 if any
 line or alert went missing or any error was seen.
 
-Usage: bench/soak.py --bin build/logsift [--minutes 10] [--tcp 2] [--corpus FILE]
+Usage: bench/soak.py --bin build/logsift [--minutes 10] [--tcp 2] [--corpus FILE] [--rate N]
+                     [--down-every 600 --down-for 60] [--warmup-minutes 5]
 """
 import argparse
 import http.server
@@ -22,6 +28,7 @@ import json
 import os
 import random
 import re
+import shutil
 import socket
 import subprocess
 import sys
@@ -65,6 +72,16 @@ class Receiver(http.server.BaseHTTPRequestHandler):
         pass
 
 
+def dir_mb(path):
+    total = 0
+    for name in os.listdir(path):
+        try:
+            total += os.path.getsize(os.path.join(path, name))
+        except OSError:
+            pass
+    return total / 1048576
+
+
 def http_json(port, method, path, body=None):
     data = json.dumps(body).encode() if body is not None else None
     req = urllib.request.Request(f"http://127.0.0.1:{port}{path}", data=data, method=method,
@@ -81,6 +98,10 @@ def main():
     ap.add_argument("--corpus", default="")
     ap.add_argument("--new-fraction", type=float, default=0.005)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--rate", type=float, default=0, help="TCP lines/s, all connections together (0: unpaced)")
+    ap.add_argument("--down-every", type=float, default=600, help="seconds between receiver outages (0: never)")
+    ap.add_argument("--down-for", type=float, default=60, help="seconds each outage lasts")
+    ap.add_argument("--warmup-minutes", type=float, default=5)
     a = ap.parse_args()
     rnd = random.Random(a.seed)
     seen = []
@@ -91,7 +112,9 @@ def main():
         seen = [f"Connection from 10.0.{i % 250}.{i % 200} port {1000 + i} closed" for i in range(1000)]
 
     recv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Receiver)
+    recv_port = recv.server_port
     threading.Thread(target=recv.serve_forever, daemon=True).start()
+    outages = []
     tmp = tempfile.mkdtemp(prefix="logsift-soak-")
     proc = subprocess.Popen([a.bin, "serve", "--http-port", "0", "--tcp-port", "0", "--syslog-port", "-1",
                              "--data-dir", tmp, "--webhook-allow-cidrs", "127.0.0.0/8"],
@@ -106,10 +129,12 @@ def main():
     hport, tport = int(m.group(1)), int(m.group(2))
     time.sleep(0.5)
     http_json(hport, "POST", "/subscriptions",
-              {"url": f"http://127.0.0.1:{recv.server_port}/hook", "rules": ["new_cluster"]})
+              {"url": f"http://127.0.0.1:{recv_port}/hook", "rules": ["new_cluster"]})
     rss_start = rss_mb(proc.pid)
     stop = threading.Event()
-    stats = {"sent": 0, "answered": 0, "error_replies": 0, "http_ok": 0, "http_err": 0, "rss_max": rss_start}
+    stats = {"sent": 0, "answered": 0, "error_replies": 0, "http_ok": 0, "http_err": 0, "rss_max": rss_start,
+             "disk_max": 0.0}
+    samples = []  # (seconds, rss_mb, clusters)
     lock = threading.Lock()
 
     def make_line(r):
@@ -123,7 +148,12 @@ def main():
         r = random.Random(a.seed * 100 + k)
         s = socket.create_connection(("127.0.0.1", tport))
         f = s.makefile("rb")
+        per_batch_s = 500 * a.tcp / a.rate if a.rate > 0 else 0.0
+        next_t = time.time()
         while not stop.is_set():
+            if per_batch_s:
+                next_t += per_batch_s
+                stop.wait(max(0.0, next_t - time.time()))
             batch = [make_line(r) for _ in range(500)]
             s.sendall(("\n".join(batch) + "\n").encode())
             errs = 0
@@ -148,13 +178,44 @@ def main():
                 stats["http_ok" if ok else "http_err"] += 1
             time.sleep(0.002)
 
+    def receiver_outages():
+        nonlocal recv
+        if a.down_every <= 0:
+            return
+        while not stop.wait(a.down_every):
+            recv.shutdown()
+            recv.server_close()
+            down_at = time.time() - t0
+            stop.wait(a.down_for)
+            recv = http.server.ThreadingHTTPServer(("127.0.0.1", recv_port), Receiver)
+            threading.Thread(target=recv.serve_forever, daemon=True).start()
+            outages.append((down_at, time.time() - t0))
+            print(f"soak: receiver was down {outages[-1][0]:.0f}-{outages[-1][1]:.0f} s", flush=True)
+
     def sampler():
-        while not stop.wait(10):
+        while not stop.wait(30):
+            rss = rss_mb(proc.pid)
+            disk = dir_mb(tmp)
+            try:
+                _, c = http_json(hport, "GET", "/clusters?limit=1")
+                _, p = http_json(hport, "GET", "/alerts?status=pending&limit=1")
+                n, pending = c["total"], p["total"]
+            except Exception:
+                n, pending = -1, -1
+            with Receiver.lock:
+                got = len(Receiver.ids)
             with lock:
-                stats["rss_max"] = max(stats["rss_max"], rss_mb(proc.pid))
+                stats["rss_max"] = max(stats["rss_max"], rss)
+                stats["disk_max"] = max(stats["disk_max"], disk)
+                lines = stats["sent"]
+            t = time.time() - t0
+            samples.append((t, rss, n))
+            print(f"soak: t={t:.0f}s rss_mb={rss:.0f} data_dir_mb={disk:.0f} clusters={n} tcp_lines={lines} alerts_pending={pending} "
+                  f"webhook_ids={got}", flush=True)
 
     threads = [threading.Thread(target=tcp_worker, args=(k,)) for k in range(a.tcp)]
-    threads += [threading.Thread(target=http_worker), threading.Thread(target=sampler)]
+    threads += [threading.Thread(target=http_worker), threading.Thread(target=sampler),
+                threading.Thread(target=receiver_outages)]
     t0 = time.time()
     for t in threads:
         t.start()
@@ -163,8 +224,9 @@ def main():
     for t in threads:
         t.join()
     wall = time.time() - t0
-    # Let the outbox drain.
-    deadline = time.time() + 60
+    # Let the outbox drain (an alert that failed during the last outage may
+    # wait up to the backoff cap before its next attempt).
+    deadline = time.time() + 120
     while time.time() < deadline:
         _, pend = http_json(hport, "GET", "/alerts?status=pending&limit=1")
         if pend["total"] == 0:
@@ -173,6 +235,7 @@ def main():
     _, clusters = http_json(hport, "GET", "/clusters?limit=1")
     _, failed = http_json(hport, "GET", "/alerts?status=failed&limit=1")
     rss_end = rss_mb(proc.pid)
+    disk_end = dir_mb(tmp)
     stats["rss_max"] = max(stats["rss_max"], rss_end)
     proc.terminate()
     code = proc.wait(timeout=60)
@@ -181,12 +244,20 @@ def main():
     alerted = {v["cluster"] for v in ids.values()}
     dup = sum(v["n"] - 1 for v in ids.values())
     missing = clusters["total"] - len(alerted)
+    warm = [x for x in samples if x[0] >= a.warmup_minutes * 60 and x[2] >= 0]
+    per_cluster = "n/a"
+    if warm and clusters["total"] > warm[0][2]:
+        per_cluster = f"{(rss_end - warm[0][1]) * 1048576 / (clusters['total'] - warm[0][2]):.0f}"
+    warm_rss = f"{warm[0][1]:.0f}" if warm else "n/a"
     print(f"RESULT soak minutes={a.minutes} wall_s={wall:.0f} tcp_lines={stats['sent']} answered={stats['answered']} "
           f"error_replies={stats['error_replies']} http_ok={stats['http_ok']} http_err={stats['http_err']} "
           f"clusters={clusters['total']} alerts_received={sum(v['n'] for v in ids.values())} webhook_ids={len(ids)} "
           f"redeliveries={dup} clusters_without_alert={missing} dead_lettered={failed['total']} "
-          f"rss_start_mb={rss_start:.0f} rss_max_mb={stats['rss_max']:.0f} rss_end_mb={rss_end:.0f} exit={code}",
+          f"rss_start_mb={rss_start:.0f} rss_warm_mb={warm_rss} rss_max_mb={stats['rss_max']:.0f} rss_end_mb={rss_end:.0f} "
+          f"rss_bytes_per_new_cluster_after_warmup={per_cluster} data_dir_mb_max={stats['disk_max']:.0f} "
+          f"data_dir_mb_end={disk_end:.0f} receiver_outages={len(outages)} exit={code}",
           flush=True)
+    shutil.rmtree(tmp, ignore_errors=True)
     bad = stats["error_replies"] or stats["http_err"] or missing or failed["total"] or code != 0
     return 1 if bad else 0
 

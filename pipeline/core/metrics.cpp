@@ -106,7 +106,7 @@ std::string Metrics::prometheus() const {
   o << "logsift_stage_queue_batches{stage=\"denoise\"} " << denoise_queue.get() << '\n';
   o << "logsift_stage_queue_batches{stage=\"embed\"} " << embed_queue.get() << '\n';
   o << "logsift_stage_queue_batches{stage=\"state\"} " << state_queue.get() << '\n';
-  static const char* kStages[] = {"analysis", "denoise", "embed", "state", "commit", "batch"};
+  static const char* kStages[] = {"analysis", "denoise", "embed", "state", "commit", "batch", "checkpoint"};
   o << "# HELP logsift_stage_duration_seconds Time per unit of work: a batch's analysis, a model stage's group,"
        " a state group, the catalog commit, a batch from admission to reply.\n"
        "# TYPE logsift_stage_duration_seconds histogram\n";

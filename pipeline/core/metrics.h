@@ -50,6 +50,7 @@ enum class StageTimer : int {
   kState,        // a state stage group (catalog commit + aggregator)
   kCommit,       // the catalog transaction alone
   kBatch,        // a batch from admission to its callback
+  kCheckpoint,   // a catalog WAL checkpoint pass (background thread)
   kCount
 };
 

@@ -4,9 +4,11 @@
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
 #include <sqlite3.h>
 
 #include "lsh/lsh.h"
+#include "pipeline/core/metrics.h"
 #include "pipeline/store/sqlite.h"
 
 namespace logsift {
@@ -79,7 +81,29 @@ Catalog::Catalog(const std::string& data_dir, int max_examples) : max_examples_(
   tx_ = std::make_unique<sqlite::PreparedTransactions>(*writer_);
   reader_ = std::make_unique<sqlite::Db>(path_, "catalog", /*read_only=*/true);
   writer_->exec("PRAGMA wal_autocheckpoint=0");
+  // After a burst (a cold start writes ~30 MB of WAL) the file is cut back
+  // to this when the WAL restarts, so its disk use stays bounded too.
+  writer_->exec("PRAGMA journal_size_limit=67108864");
+  // The WAL only starts over from its beginning once every frame is copied
+  // into the database, which a writer that never pauses never allows to the
+  // background PASSIVE checkpoints: the WAL grew without bound (600 MB a
+  // minute in a soak). Past kRestartFrames the writer itself runs a RESTART
+  // checkpoint right after that commit (apply()), copying what PASSIVE has
+  // not yet copied; the next commit then starts the WAL over.
+  sqlite3_wal_hook(
+      writer_->get(),
+      [](void* self, sqlite3*, const char*, int frames) {
+        constexpr int kRestartFrames = 4096;  // 16 MB of 4 KB pages
+        if (frames >= kRestartFrames) static_cast<Catalog*>(self)->restart_wal_.store(true, std::memory_order_relaxed);
+        return SQLITE_OK;
+      },
+      this);
   checkpointer_db_ = std::make_unique<sqlite::Db>(path_, "catalog");
+  // A connection learns that the database is in WAL mode only when it first
+  // reads it; until then sqlite3_wal_checkpoint_v2 returns OK having done
+  // nothing (log and checkpointed frames -1), and the WAL grew without bound
+  // (71 GB in a one-hour soak). Reading the journal mode opens the file.
+  checkpointer_db_->exec("PRAGMA journal_mode=WAL");
   checkpointer_ = std::thread([this] { checkpoint_loop(); });
 }
 
@@ -96,9 +120,16 @@ void Catalog::checkpoint_loop() {
   std::unique_lock lock(checkpoint_mu_);
   while (!checkpoint_cv_.wait_for(lock, std::chrono::milliseconds(500), [this] { return stopping_; })) {
     lock.unlock();
-    // PASSIVE: copies what it can without blocking the writer or readers;
-    // the WAL's checkpointed frames are then reused from its start.
-    sqlite3_wal_checkpoint_v2(checkpointer_db_->get(), nullptr, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
+    // PASSIVE: copies what it can without blocking the writer or readers
+    // (the WAL hook in the constructor bounds the WAL when this falls behind).
+    int wal_frames = 0, copied = 0;
+    const int64_t t0 = mono_ns();
+    const int rc = sqlite3_wal_checkpoint_v2(checkpointer_db_->get(), nullptr, SQLITE_CHECKPOINT_PASSIVE,
+                                             &wal_frames, &copied);
+    metrics().time(StageTimer::kCheckpoint, mono_ns() - t0);
+    if (rc != SQLITE_BUSY && (rc != SQLITE_OK || wal_frames < 0))  // busy: the writer is restarting the WAL
+      spdlog::warn("catalog: WAL checkpoint failed: {} (frames {})", sqlite3_errmsg(checkpointer_db_->get()),
+                   wal_frames);
     lock.lock();
   }
 }
@@ -141,6 +172,12 @@ std::vector<bool> Catalog::apply(const std::vector<ClusterUpdate>& updates) {
   } catch (...) {
     tx_->rollback();
     throw;
+  }
+  if (restart_wal_.exchange(false, std::memory_order_relaxed)) {
+    const int64_t t0 = mono_ns();
+    const int rc = sqlite3_wal_checkpoint_v2(writer_->get(), nullptr, SQLITE_CHECKPOINT_RESTART, nullptr, nullptr);
+    metrics().time(StageTimer::kCheckpoint, mono_ns() - t0);
+    if (rc != SQLITE_OK && rc != SQLITE_BUSY) spdlog::warn("catalog: WAL restart failed: {}", sqlite3_errmsg(writer_->get()));
   }
   return is_new;
 }

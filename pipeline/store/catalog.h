@@ -4,6 +4,7 @@
 // (HTTP handlers) at once; WAL lets readers proceed while a batch commits.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <condition_variable>
@@ -90,13 +91,15 @@ class Catalog {
   std::mutex reader_mu_;
   // WAL checkpoints run here, not inside a commit: SQLite's automatic
   // checkpoint (every 1000 pages, fsync included) would stall the writer and
-  // every reply waiting on it for milliseconds.
+  // every reply waiting on it for milliseconds. Only when the WAL passes its
+  // bound does the writer run one short RESTART checkpoint (see apply()).
   void checkpoint_loop();
   std::unique_ptr<sqlite::Db> checkpointer_db_;
   std::thread checkpointer_;
   std::mutex checkpoint_mu_;
   std::condition_variable checkpoint_cv_;
   bool stopping_ = false;
+  std::atomic<bool> restart_wal_{false};  // set by the WAL hook, done by the writer after its commit
 };
 
 

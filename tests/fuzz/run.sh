@@ -7,6 +7,7 @@
 #
 # Usage: tests/fuzz/run.sh OUT_DIR [SECONDS] [RUNS]
 #   SECONDS  per target (default 30); RUNS > 0 caps executions instead.
+#   FUZZ_TARGETS="fuzz_a fuzz_b" runs only those (all are built).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -47,7 +48,7 @@ build fuzz_webhook "$here/fuzz_webhook.cpp" "$root/service/alerts/webhook_url.cp
 build fuzz_config "$here/fuzz_config.cpp" "${config[@]}" -lre2
 
 status=0
-for t in fuzz_syslog fuzz_structured fuzz_ingest fuzz_envelope fuzz_webhook fuzz_config; do
+for t in ${FUZZ_TARGETS:-fuzz_syslog fuzz_structured fuzz_ingest fuzz_envelope fuzz_webhook fuzz_config}; do
   work="$out/corpus-$t"
   mkdir -p "$work"
   cp -n "$here/corpus/$t"/* "$work/" 2>/dev/null || true
