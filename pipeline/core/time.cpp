@@ -9,24 +9,14 @@
 
 #include <re2/re2.h>
 
+#include "pipeline/core/text.h"
+
 namespace logsift {
 namespace {
 
-bool is_digits(std::string_view s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
-
-bool parse_int(std::string_view s, int& out) {
-  if (!is_digits(s)) return false;
-  const auto r = std::from_chars(s.data(), s.data() + s.size(), out);
-  return r.ec == std::errc() && r.ptr == s.data() + s.size();
-}
+using text::is_digits;
+using text::parse_int;
+using text::trim;
 
 int month_index(std::string_view name) {
   static constexpr std::array<std::string_view, 12> kMonths = {

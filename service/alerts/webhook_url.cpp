@@ -5,34 +5,23 @@
 
 #include <boost/asio/ip/address_v6.hpp>
 
+#include "pipeline/core/text.h"
 #include "pipeline/core/time.h"
 
 namespace logsift::webhook {
 namespace {
 
-namespace asio = boost::asio;
+using text::is_digits;
+using text::parse_int;
+using text::trim;
 
-bool is_digits(std::string_view s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
+namespace asio = boost::asio;
 
 char to_lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
 
 bool is_host_char(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
          c == '.' || c == '_';
-}
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
-
-bool parse_int(std::string_view s, int& out) {
-  if (!is_digits(s)) return false;
-  const auto r = std::from_chars(s.data(), s.data() + s.size(), out);
-  return r.ec == std::errc() && r.ptr == s.data() + s.size();
 }
 
 }  // namespace
