@@ -14,6 +14,7 @@ Usage: bench/adversarial.py --bin build/logsift [--repeat 5]
 import argparse
 import json
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -86,6 +87,8 @@ def main():
     finally:
         proc.terminate()
         proc.wait(timeout=60)
+        shutil.rmtree(tmp, ignore_errors=True)
+    print("during:", [round(x, 1) for x in during], file=sys.stderr)
     print(f"RESULT adversarial one_64kb_line_ms_median={statistics.median(one):.1f} "
           f"one_64kb_line_ms_max={max(one):.1f} big_request_120x64kb_ms={result['ms']:.0f} "
           f"small_during_big_n={len(during)} small_during_big_ms_median="

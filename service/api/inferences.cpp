@@ -3,6 +3,8 @@
 
 #include <optional>
 
+#include <boost/asio/post.hpp>
+
 #include "pipeline/core/envelope.h"
 #include "pipeline/core/metrics.h"
 #include "pipeline/core/time.h"
@@ -51,12 +53,18 @@ void run_batch(ServerContext& ctx, AnyExecutor ex, unsigned version, bool keep_a
     respond(reply(version, keep_alive, *batch));
     return;
   }
-  batch->on_done = [respond, version, keep_alive, reply](std::unique_ptr<Batch> b) {
-    if (b->aborted) {
-      respond(error_response(version, false, http::status::service_unavailable, Reject::kOverloaded, "shutting down"));
-      return;
-    }
-    respond(reply(version, keep_alive, *b));
+  // The reply is built on the connection's io thread, not on the pipeline
+  // thread that finished the batch: a large reply (120 lines of 64 KB) takes
+  // a few hundred ms to write and would stall every other batch behind it.
+  batch->on_done = [ex, respond, version, keep_alive, reply](std::unique_ptr<Batch> b) {
+    boost::asio::post(ex, [b = std::move(b), respond, version, keep_alive, reply]() mutable {
+      if (b->aborted) {
+        respond(
+            error_response(version, false, http::status::service_unavailable, Reject::kOverloaded, "shutting down"));
+        return;
+      }
+      respond(reply(version, keep_alive, *b));
+    });
   };
   submit_with_backoff(ex, ctx.pipeline, std::move(batch), std::chrono::milliseconds(5000),
                       [respond, version, keep_alive](std::unique_ptr<Batch>) {

@@ -6,6 +6,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <fstream>
 #include <string>
@@ -209,18 +210,29 @@ TEST(HardeningFairness, BigRequestDoesNotStallSmallOnes) {
   while (line.size() < 64 * 1024 - 2) line += "1 ";
   json big = {{"texts", json::array()}};
   for (int i = 0; i < 120; ++i) big["texts"].push_back(line);
+  std::atomic<bool> heavy_done{false};
   std::thread heavy([&] {
     auto r = http_request(port, "POST", "/inferences", big.dump(), "application/json");
     EXPECT_EQ(r.status, 200) << r.describe().substr(0, 300);
+    heavy_done = true;
   });
   std::this_thread::sleep_for(Millis(50));
-  const auto t0 = std::chrono::steady_clock::now();
-  auto small = post_infer(port, "small request while a big one runs");
-  const auto waited = std::chrono::duration_cast<Millis>(std::chrono::steady_clock::now() - t0);
+  // Small requests all through the big one: while it is parsed, analysed,
+  // written to the catalog and while its 15 MB reply is built (that used to
+  // run on the state thread and held every other batch for ~220 ms).
+  int64_t worst = 0;
+  int sent = 0;
+  do {
+    const auto t0 = std::chrono::steady_clock::now();
+    auto small = post_infer(port, "small request while a big one runs " + std::to_string(sent++));
+    const auto waited = std::chrono::duration_cast<Millis>(std::chrono::steady_clock::now() - t0).count();
+    EXPECT_EQ(small.status, 200);
+    worst = std::max<int64_t>(worst, waited);
+    std::this_thread::sleep_for(Millis(20));
+  } while (!heavy_done && sent < 1000);
   heavy.join();
-  EXPECT_EQ(small.status, 200);
-  // Generous bound (a loaded CI machine): the point is "not 21 s".
-  EXPECT_LT(waited.count(), 2000) << "a small request waited " << waited.count() << " ms behind a big one";
+  // Generous bound (a loaded CI machine, sanitizers): the point is "not 21 s".
+  EXPECT_LT(worst, 2000) << "a small request waited " << worst << " ms behind a big one (" << sent << " sent)";
 }
 
 }  // namespace
