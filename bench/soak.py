@@ -16,11 +16,15 @@ At the end it waits for the outbox to drain and prints one RESULT line:
 lines sent and answered, error replies, HTTP errors, new clusters in the
 catalog, alerts received, distinct webhook-ids, duplicates (redeliveries of
 one id), clusters with no alert, RSS at start / max / end, the data directory's size (max / end), and the RSS growth per
-new cluster after warm-up (the first --warmup-minutes). Exit 1 if any
+new cluster after warm-up (the first --warmup-minutes), and the same growth
+less what /metrics accounts for: the caches (logsift_cache_bytes, bounded by
+the *_cache_bytes settings), SQLite's heap and the aggregator's clusters
+(logsift_aggregator_bytes, bounded by aggregator_max_clusters). --new-fraction-after-warmup 0 stops new
+templates after warm-up, to show the RSS flat without new clusters. Exit 1 if any
 line or alert went missing or any error was seen.
 
 Usage: bench/soak.py --bin build/logsift [--minutes 10] [--tcp 2] [--corpus FILE] [--rate N]
-                     [--down-every 600 --down-for 60] [--warmup-minutes 5]
+                     [--down-every 600 --down-for 60] [--warmup-minutes 5] [--new-fraction-after-warmup F]
 """
 import argparse
 import http.server
@@ -82,6 +86,20 @@ def dir_mb(path):
     return total / 1048576
 
 
+def memory_mb(port):
+    """(cache MB, SQLite heap MB, aggregator MB) from /metrics: the bounded parts of the RSS."""
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=30) as r:
+            text = r.read().decode()
+    except Exception:
+        return -1.0, -1.0, -1.0
+    cache = sum(float(m.group(1)) for m in re.finditer(r"^logsift_cache_bytes\{[^}]*\} (\S+)$", text, re.M))
+    def gauge(name):
+        m = re.search(rf"^{name} (\S+)$", text, re.M)
+        return float(m.group(1)) / 1048576 if m else -1.0
+    return cache / 1048576, gauge("logsift_sqlite_heap_bytes"), gauge("logsift_aggregator_bytes")
+
+
 def http_json(port, method, path, body=None):
     data = json.dumps(body).encode() if body is not None else None
     req = urllib.request.Request(f"http://127.0.0.1:{port}{path}", data=data, method=method,
@@ -97,6 +115,8 @@ def main():
     ap.add_argument("--tcp", type=int, default=2)
     ap.add_argument("--corpus", default="")
     ap.add_argument("--new-fraction", type=float, default=0.005)
+    ap.add_argument("--new-fraction-after-warmup", type=float, default=None,
+                    help="switch to this new-template fraction after --warmup-minutes (0: is RSS flat without new clusters?)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--rate", type=float, default=0, help="TCP lines/s, all connections together (0: unpaced)")
     ap.add_argument("--down-every", type=float, default=600, help="seconds between receiver outages (0: never)")
@@ -134,11 +154,14 @@ def main():
     stop = threading.Event()
     stats = {"sent": 0, "answered": 0, "error_replies": 0, "http_ok": 0, "http_err": 0, "rss_max": rss_start,
              "disk_max": 0.0}
-    samples = []  # (seconds, rss_mb, clusters)
+    samples = []  # (seconds, rss_mb, clusters, cache_mb, sqlite_mb, aggregator_mb)
     lock = threading.Lock()
 
     def make_line(r):
-        if r.random() < a.new_fraction:
+        frac = a.new_fraction
+        if a.new_fraction_after_warmup is not None and time.time() - t0 >= a.warmup_minutes * 60:
+            frac = a.new_fraction_after_warmup
+        if r.random() < frac:
             return " ".join(r.choice(WORDS) + str(r.randrange(0, 3)) if r.random() < 0.1 else
                             "".join(r.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(r.randrange(4, 9)))
                             for _ in range(r.randrange(4, 9)))
@@ -209,8 +232,10 @@ def main():
                 stats["disk_max"] = max(stats["disk_max"], disk)
                 lines = stats["sent"]
             t = time.time() - t0
-            samples.append((t, rss, n))
+            cache, sq, agg = memory_mb(hport)
+            samples.append((t, rss, n, cache, sq, agg))
             print(f"soak: t={t:.0f}s rss_mb={rss:.0f} data_dir_mb={disk:.0f} clusters={n} tcp_lines={lines} alerts_pending={pending} "
+                  f"cache_mb={cache:.0f} sqlite_mb={sq:.1f} aggregator_mb={agg:.1f} "
                   f"webhook_ids={got}", flush=True)
 
     threads = [threading.Thread(target=tcp_worker, args=(k,)) for k in range(a.tcp)]
@@ -235,6 +260,7 @@ def main():
     _, clusters = http_json(hport, "GET", "/clusters?limit=1")
     _, failed = http_json(hport, "GET", "/alerts?status=failed&limit=1")
     rss_end = rss_mb(proc.pid)
+    cache_end, sqlite_end, agg_end = memory_mb(hport)
     disk_end = dir_mb(tmp)
     stats["rss_max"] = max(stats["rss_max"], rss_end)
     proc.terminate()
@@ -249,12 +275,24 @@ def main():
     if warm and clusters["total"] > warm[0][2]:
         per_cluster = f"{(rss_end - warm[0][1]) * 1048576 / (clusters['total'] - warm[0][2]):.0f}"
     warm_rss = f"{warm[0][1]:.0f}" if warm else "n/a"
+    # What the RSS grew by beyond what /metrics accounts for: the caches (bounded
+    # by *_cache_bytes), SQLite's heap and the aggregator's clusters (bounded by
+    # aggregator_max_clusters). Near 0: the growth is explained.
+    beyond = agg_per = "n/a"
+    if warm and clusters["total"] > warm[0][2] and warm[0][3] >= 0 and cache_end >= 0:
+        new = clusters["total"] - warm[0][2]
+        grew = (rss_end - warm[0][1]) - (cache_end - warm[0][3]) - (sqlite_end - warm[0][4]) - (agg_end - warm[0][5])
+        beyond = f"{grew * 1048576 / new:.0f}"
+        agg_per = f"{(agg_end - warm[0][5]) * 1048576 / new:.0f}"
+    warm_cache = f"{warm[0][3]:.0f}" if warm else "n/a"
     print(f"RESULT soak minutes={a.minutes} wall_s={wall:.0f} tcp_lines={stats['sent']} answered={stats['answered']} "
           f"error_replies={stats['error_replies']} http_ok={stats['http_ok']} http_err={stats['http_err']} "
           f"clusters={clusters['total']} alerts_received={sum(v['n'] for v in ids.values())} webhook_ids={len(ids)} "
           f"redeliveries={dup} clusters_without_alert={missing} dead_lettered={failed['total']} "
           f"rss_start_mb={rss_start:.0f} rss_warm_mb={warm_rss} rss_max_mb={stats['rss_max']:.0f} rss_end_mb={rss_end:.0f} "
-          f"rss_bytes_per_new_cluster_after_warmup={per_cluster} data_dir_mb_max={stats['disk_max']:.0f} "
+          f"rss_bytes_per_new_cluster_after_warmup={per_cluster} cache_warm_mb={warm_cache} cache_end_mb={cache_end:.0f} "
+          f"sqlite_heap_end_mb={sqlite_end:.1f} aggregator_end_mb={agg_end:.1f} aggregator_bytes_per_new_cluster={agg_per} "
+          f"rss_bytes_per_new_cluster_unaccounted={beyond} data_dir_mb_max={stats['disk_max']:.0f} "
           f"data_dir_mb_end={disk_end:.0f} receiver_outages={len(outages)} exit={code}",
           flush=True)
     shutil.rmtree(tmp, ignore_errors=True)

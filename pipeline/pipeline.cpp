@@ -5,6 +5,7 @@
 #include <mutex>
 #include <thread>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
@@ -19,6 +20,7 @@
 #include "pipeline/stages/embed_stage.h"
 #include "pipeline/stages/state_stage.h"
 #include "pipeline/store/catalog.h"
+#include "pipeline/store/sqlite.h"
 
 namespace logsift {
 namespace {
@@ -306,6 +308,31 @@ nlohmann::json Pipeline::stats() const {
                    {"template_cache_misses", a.template_cache_misses},
                    {"cache_bytes", s.analyzer->cache_bytes()}};
   return j;
+}
+
+std::string Pipeline::memory_prometheus() const {
+  const auto& s = *impl_;
+  std::vector<CacheUsage> caches;
+  s.analyzer->cache_usage(&caches);
+  if (s.denoiser) s.denoiser->cache_usage(&caches);
+  std::string o =
+      "# HELP logsift_cache_bytes Approximate bytes held by each cache (keys and values; bounded by its *_cache_bytes).\n"
+      "# TYPE logsift_cache_bytes gauge\n";
+  for (const auto& c : caches) o += fmt::format("logsift_cache_bytes{{cache=\"{}\"}} {}\n", c.name, c.bytes);
+  o += "# HELP logsift_cache_entries Entries in each cache (both generations).\n# TYPE logsift_cache_entries gauge\n";
+  for (const auto& c : caches) o += fmt::format("logsift_cache_entries{{cache=\"{}\"}} {}\n", c.name, c.entries);
+  if (s.state)
+    o += fmt::format(
+        "# HELP logsift_aggregator_clusters Clusters whose counts the aggregator holds (at most "
+        "aggregator_max_clusters).\n# TYPE logsift_aggregator_clusters gauge\nlogsift_aggregator_clusters {}\n"
+        "# HELP logsift_aggregator_bytes Estimated bytes of those clusters' rings, examples and rule states.\n"
+        "# TYPE logsift_aggregator_bytes gauge\nlogsift_aggregator_bytes {}\n",
+        s.state->tracked_clusters(), s.state->tracked_bytes());
+  o += fmt::format(
+      "# HELP logsift_sqlite_heap_bytes Memory SQLite has allocated (page caches of the catalog, outbox and "
+      "subscriptions).\n# TYPE logsift_sqlite_heap_bytes gauge\nlogsift_sqlite_heap_bytes {}\n",
+      sqlite::heap_bytes());
+  return o;
 }
 
 // ----------------------------------------------------------------------------- replies

@@ -95,6 +95,9 @@ class Pipeline {
 
   // Cache and model counters (e.g. the denoiser's cache hit rates).
   nlohmann::json stats() const;
+  // Where the memory is, in Prometheus text: bytes and entries of each cache,
+  // clusters held by the aggregator, SQLite's heap. Appended to /metrics.
+  std::string memory_prometheus() const;
 
  private:
   struct Impl;

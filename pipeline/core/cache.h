@@ -62,6 +62,13 @@ class GenerationalCache {
   std::unordered_map<K, V, H, Eq> current_, previous_;
 };
 
+// One cache's footprint, for /metrics (logsift_cache_bytes / _entries).
+struct CacheUsage {
+  const char* name;
+  size_t bytes;
+  size_t entries;
+};
+
 template <typename K, typename V, typename H, typename Eq = std::equal_to<>, size_t kShards = 16>
 class ConcurrentCache {
  public:
@@ -103,7 +110,8 @@ class ConcurrentCache {
   size_t bytes() const { return bytes_.load(std::memory_order_relaxed); }
   uint64_t hits() const { return hits_.load(std::memory_order_relaxed); }
   uint64_t misses() const { return misses_.load(std::memory_order_relaxed); }
-  size_t size() {
+  CacheUsage usage(const char* name) const { return {name, bytes(), size()}; }
+  size_t size() const {
     size_t n = 0;
     for (auto& s : shards_) {
       std::lock_guard lock(s->mu);

@@ -1,6 +1,9 @@
 #include "pipeline/core/metrics.h"
 
+#include <unistd.h>
+
 #include <chrono>
+#include <fstream>
 #include <sstream>
 
 namespace logsift {
@@ -120,6 +123,14 @@ std::string Metrics::prometheus() const {
   for (size_t i = 0; i < rejected.size(); ++i)
     o << "logsift_rejected_total{reason=\"" << reject_reason_name(static_cast<Reject>(i)) << "\"} "
       << rejected[i].get() << '\n';
+  // The standard process metric (what Prometheus client libraries export).
+  if (std::ifstream statm("/proc/self/statm"); statm) {
+    long pages = 0, resident = 0;
+    if (statm >> pages >> resident)
+      o << "# HELP process_resident_memory_bytes Resident memory size in bytes.\n"
+           "# TYPE process_resident_memory_bytes gauge\nprocess_resident_memory_bytes "
+        << resident * ::sysconf(_SC_PAGESIZE) << '\n';
+  }
   return o.str();
 }
 

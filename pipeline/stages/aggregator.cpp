@@ -408,7 +408,38 @@ struct Aggregator::Cluster {
   std::vector<std::string> examples; // ring of max_examples lines
   uint32_t examples_next = 0, examples_size = 0;
   std::vector<std::unique_ptr<RuleState>> rules;  // by rule index; null until a line matched
+  size_t bytes = 0;  // cluster_bytes() when last counted into Aggregator::bytes_
 };
+
+namespace {
+
+// Heap bytes a string owns beyond itself (0 while it fits the SSO buffer).
+size_t heap_bytes(const std::string& s) { return s.capacity() > 15 ? s.capacity() + 1 : 0; }
+
+}  // namespace
+
+// What one cluster costs: the node (list links, map node), its rings, its
+// strings and rule states, by capacity. An estimate for /metrics, not a
+// malloc count (allocator headers and rounding are not included).
+size_t Aggregator::cluster_bytes(const Cluster& c) {
+  size_t n = sizeof(Cluster) + 2 * sizeof(void*) + 4 * sizeof(void*) + heap_bytes(c.template_text) +
+             c.series_head.capacity() * sizeof(int64_t) + c.series.capacity() * sizeof(uint32_t) +
+             c.examples.capacity() * sizeof(std::string) + c.rules.capacity() * sizeof(void*);
+  for (const auto& e : c.examples) n += heap_bytes(e);
+  for (const auto& r : c.rules) {
+    if (!r) continue;
+    n += sizeof(RuleState) + r->buckets.capacity() * sizeof(uint32_t) +
+         r->fired_labels.capacity() * sizeof(Labels::value_type);
+    for (const auto& [k, v] : r->fired_labels) n += heap_bytes(k) + heap_bytes(v);
+  }
+  return n;
+}
+
+void Aggregator::recount(Cluster& c) {
+  const size_t now = cluster_bytes(c);
+  bytes_ = bytes_ - c.bytes + now;
+  c.bytes = now;
+}
 
 namespace {
 
@@ -486,6 +517,7 @@ void Aggregator::set_rules(std::vector<RuleSpec> specs) {
     }
     if (any) c.rules = std::move(moved);
     else c.rules.clear();
+    recount(c);
   }
   size_t keep = 0;
   for (auto& [cluster_id, rule] : firing_) {
@@ -552,6 +584,8 @@ void Aggregator::evict_oldest(int64_t ts_ms, std::vector<AlertEvent>* out) {
   }
   if (listed) std::erase_if(firing_, [&](const auto& f) { return f.first == victim.id; });
   clusters_.erase(victim.id);
+  bytes_ -= victim.bytes;  // its buffers are reused by the next cluster, which counts them again
+  victim.bytes = 0;
   ++evictions_;
 }
 
@@ -575,14 +609,16 @@ void Aggregator::observe(uint64_t cluster_id, bool is_new, std::string_view temp
     c.examples_size = std::min<uint32_t>(c.examples_size + 1, opts_.max_examples);
   }
 
-  if (rules_.empty()) return;
-  const Severity level = rules_need_level_ ? line_severity(labels) : Severity::kUnknown;
-  for (size_t i = 0; i < rules_.size(); ++i) {
-    const RuleSpec& spec = rules_[i].spec;
-    if (level < spec.min_level) continue;  // kUnknown min_level passes every line
-    if (!spec.label_filters.empty() && !labels_match(spec.label_filters, labels)) continue;
-    observe_rule(i, c, labels, ts_ms, out);
+  if (!rules_.empty()) {
+    const Severity level = rules_need_level_ ? line_severity(labels) : Severity::kUnknown;
+    for (size_t i = 0; i < rules_.size(); ++i) {
+      const RuleSpec& spec = rules_[i].spec;
+      if (level < spec.min_level) continue;  // kUnknown min_level passes every line
+      if (!spec.label_filters.empty() && !labels_match(spec.label_filters, labels)) continue;
+      observe_rule(i, c, labels, ts_ms, out);
+    }
   }
+  recount(c);  // a few capacity reads: the ring slots and rule states may have grown
 }
 
 namespace {

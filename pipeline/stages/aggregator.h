@@ -184,6 +184,9 @@ class Aggregator {
   std::vector<std::pair<uint64_t, uint64_t>> window_counts(int64_t window_ms, int64_t now_ms) const;
 
   size_t clusters() const { return clusters_.size(); }
+  // Estimated bytes of the per-cluster state (rings, examples, rule states):
+  // at most about max_clusters times the bytes of one cluster.
+  size_t bytes() const { return bytes_; }
   uint64_t evictions() const { return evictions_; }
 
  private:
@@ -194,6 +197,8 @@ class Aggregator {
   Cluster& touch(uint64_t cluster_id, bool is_new, std::string_view template_text, int64_t ts_ms,
                  std::vector<AlertEvent>* out);
   void evict_oldest(int64_t ts_ms, std::vector<AlertEvent>* out);
+  static size_t cluster_bytes(const Cluster& c);
+  void recount(Cluster& c);
   void observe_rule(size_t rule_index, Cluster& c, const Labels& labels, int64_t ts_ms,
                     std::vector<AlertEvent>* out);
   // Advances a threshold/spike state to now_ms; if it is firing and its
@@ -221,6 +226,7 @@ class Aggregator {
   std::list<Cluster> lru_;
   std::unordered_map<uint64_t, std::list<Cluster>::iterator> clusters_;
   uint64_t evictions_ = 0;
+  size_t bytes_ = 0;  // sum of Cluster::bytes
 
   // (cluster, rule index) of states that fired and may need a "resolved";
   // entries whose state stopped firing are dropped by tick().

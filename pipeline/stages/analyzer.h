@@ -56,6 +56,10 @@ class Analyzer {
 
   AnalyzerStats stats() const;
   size_t cache_bytes() const { return line_cache_.bytes() + template_cache_.bytes(); }
+  void cache_usage(std::vector<CacheUsage>* out) const {
+    out->push_back(line_cache_.usage("line"));
+    out->push_back(template_cache_.usage("template"));
+  }
   const Premasker& premasker() const { return premasker_; }
 
  private:

@@ -85,6 +85,10 @@ class Denoiser {
 
   DenoiseStats stats() const;
   size_t cache_bytes() const { return token_.bytes() + exact_.bytes(); }
+  void cache_usage(std::vector<CacheUsage>* out) const {
+    out->push_back(token_.usage("denoise_token"));
+    out->push_back(exact_.usage("denoise_exact"));
+  }
 
  private:
   enum class Decision : uint8_t { kConst, kVar, kContextual };

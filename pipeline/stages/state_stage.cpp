@@ -40,6 +40,16 @@ std::vector<std::pair<uint64_t, uint64_t>> StateStage::window_counts(int64_t win
   return agg_.window_counts(window_ms, now_ms());
 }
 
+size_t StateStage::tracked_clusters() {
+  std::lock_guard lock(mu_);
+  return agg_.clusters();
+}
+
+size_t StateStage::tracked_bytes() {
+  std::lock_guard lock(mu_);
+  return agg_.bytes();
+}
+
 std::optional<nlohmann::json> StateStage::series(uint64_t cluster_id, int64_t window_ms) {
   std::lock_guard lock(mu_);
   return agg_.series(cluster_id, window_ms, now_ms());

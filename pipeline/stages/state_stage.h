@@ -42,6 +42,9 @@ class StateStage final : public Stage {
   // how many clusters were replayed; throws if the sink fails.
   size_t replay_pending();
   std::vector<std::pair<uint64_t, uint64_t>> window_counts(int64_t window_ms);
+  // Clusters whose counts the aggregator holds (bounded by aggregator_max_clusters).
+  size_t tracked_clusters();
+  size_t tracked_bytes();  // Aggregator::bytes()
 
  protected:
   void process(Batch& b) override;

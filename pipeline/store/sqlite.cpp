@@ -6,6 +6,8 @@
 
 namespace logsift::sqlite {
 
+int64_t heap_bytes() { return sqlite3_memory_used(); }
+
 Db::Db(const std::string& path, std::string owner, bool read_only) : owner_(std::move(owner)) {
   int flags = (read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX;
   if (sqlite3_open_v2(path.c_str(), &db_, flags, nullptr) != SQLITE_OK) {

@@ -15,6 +15,9 @@ struct sqlite3_stmt;
 
 namespace logsift::sqlite {
 
+// Bytes SQLite's allocator holds now, over every connection of the process.
+int64_t heap_bytes();
+
 class Db {
  public:
   // Opens `path` (read-write and created when `read_only` is false), WAL,

@@ -72,7 +72,8 @@ void handle_http_request(ServerContext& ctx, AnyExecutor ex, HttpRequest&& req, 
                                  {{"status", ctx.draining ? "draining" : "starting"}}));
     } else if (t.path == "/metrics") {
       if (only(http::verb::get))
-        respond(make_response(req.version(), req.keep_alive(), http::status::ok, metrics().prometheus(),
+        respond(make_response(req.version(), req.keep_alive(), http::status::ok,
+                              metrics().prometheus() + ctx.pipeline->memory_prometheus(),
                               "text/plain; version=0.0.4"));
     } else if (t.path == "/info") {
       if (only(http::verb::get)) respond(json_response(req, http::status::ok, ctx.pipeline->info()));

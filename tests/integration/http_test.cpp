@@ -442,6 +442,43 @@ TEST_F(HttpApi, MetricsCountLines) {
   EXPECT_GE(*rej_after, *rej_before + 1);
 }
 
+// Where the memory is: the process RSS, each cache's bytes and entries, the
+// aggregator's clusters and SQLite's heap, so an SRE can tell cache warm-up
+// (bounded by the *_cache_bytes settings) from growth that is not bounded.
+TEST_F(HttpApi, MetricsShowWhereTheMemoryIs) {
+  auto m = http_get(port_, "/metrics");
+  ASSERT_EQ(m.status, 200) << m.describe();
+  for (const char* name : {"process_resident_memory_bytes", "logsift_cache_bytes", "logsift_cache_entries",
+                           "logsift_aggregator_clusters", "logsift_aggregator_bytes", "logsift_sqlite_heap_bytes"}) {
+    bool found = false;
+    metric_sum(m.body, name, &found);
+    EXPECT_TRUE(found) << "no " << name << " in /metrics";
+  }
+  for (const char* cache : {"line", "template", "denoise_token", "denoise_exact"})
+    EXPECT_NE(m.body.find(std::string("logsift_cache_bytes{cache=\"") + cache + "\"}"), std::string::npos) << cache;
+  EXPECT_GT(metric_sum(m.body, "process_resident_memory_bytes"), 10e6);
+  EXPECT_GT(metric_sum(m.body, "logsift_sqlite_heap_bytes"), 0);
+  const double bytes_before = metric_sum(m.body, "logsift_cache_bytes");
+  const double entries_before = metric_sum(m.body, "logsift_cache_entries");
+  const double tracked_before = metric_sum(m.body, "logsift_aggregator_clusters");
+  const double agg_bytes_before = metric_sum(m.body, "logsift_aggregator_bytes");
+
+  const char* words[] = {"alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel"};
+  for (int j = 0; j < 8; ++j) {  // 64 templates with different words: new clusters, new cache entries
+    json texts = json::array();
+    for (int i = 0; i < 8; ++i)
+      texts.push_back(std::string("Replica ") + words[i] + " lost quorum while " + words[j] + " was syncing");
+    ASSERT_EQ(post_json(port_, json{{"texts", texts}}).status, 200);
+  }
+  auto after = http_get(port_, "/metrics");
+  ASSERT_EQ(after.status, 200);
+  EXPECT_GT(metric_sum(after.body, "logsift_cache_bytes"), bytes_before);
+  EXPECT_GT(metric_sum(after.body, "logsift_cache_entries"), entries_before);
+  EXPECT_GT(metric_sum(after.body, "logsift_aggregator_clusters"), tracked_before);
+  EXPECT_GE(metric_sum(after.body, "logsift_aggregator_bytes"), agg_bytes_before + 64 * 180 * 4)
+      << "64 new clusters, each with at least its count rings";
+}
+
 TEST_F(HttpApi, ConcurrentClientsAllAnsweredCorrectly) {
   // Expected ids, computed sequentially first.
   const std::vector<std::string> texts = {

@@ -559,6 +559,45 @@ TEST(AggregatorLru, EvictsLeastRecentlySeenWithinTheBound) {
   EXPECT_EQ((*agg.series(1, 60000, kT0 + 6))["total"], 1);
 }
 
+// The byte estimate behind logsift_aggregator_bytes: grows with clusters,
+// their examples and rule states, and stays bounded once max_clusters is hit.
+TEST(AggregatorLru, ByteEstimateTracksClustersAndStaysBounded) {
+  AggregatorOptions o;  // default windows: 3 x 60 buckets
+  o.max_clusters = 100;
+  o.max_examples = 3;
+  Aggregator agg(o);
+  EXPECT_EQ(agg.bytes(), 0u);
+  std::vector<AlertEvent> out;
+  const std::string line(200, 'x');  // examples on the heap, not in the SSO buffer
+  agg.observe(1, true, "template one", {}, line, kT0, &out);
+  const size_t one = agg.bytes();
+  // At least the rings (180 x 4 bytes) and one 200-byte example.
+  EXPECT_GE(one, 180 * 4 + 200u);
+  EXPECT_LT(one, 4096u);
+  agg.observe(1, false, "template one", {}, line, kT0 + 1, &out);
+  agg.observe(1, false, "template one", {}, line, kT0 + 2, &out);
+  EXPECT_GE(agg.bytes(), one + 2 * 200) << "two more examples held";
+  const size_t full_one = agg.bytes();
+  agg.observe(1, false, "template one", {}, line, kT0 + 3, &out);
+  EXPECT_EQ(agg.bytes(), full_one) << "the example ring is full: a 4th line reuses a slot";
+
+  for (uint64_t id = 2; id <= 100; ++id) agg.observe(id, true, "t", {}, line, kT0 + 4, &out);
+  const size_t at_bound = agg.bytes();
+  EXPECT_GE(at_bound, 100 * one - 100 * 64);
+  // A threshold rule gives every cluster that matches a rule state.
+  agg.set_rules({rule(R"({"kind": "threshold", "threshold": 1000000, "window": "1m"})")});
+  for (uint64_t id = 1; id <= 100; ++id) agg.observe(id, false, "t", {}, line, kT0 + 5, &out);
+  const size_t with_rules = agg.bytes();
+  EXPECT_GT(with_rules, at_bound);
+  // 10,000 more clusters through a full aggregator: evictions, bytes flat.
+  for (uint64_t id = 1000; id < 11000; ++id) agg.observe(id, true, "t", {}, line, kT0 + 6, &out);
+  EXPECT_EQ(agg.clusters(), 100u);
+  EXPECT_LE(agg.bytes(), with_rules + 100 * 64);
+  // Dropping the rules drops their states.
+  agg.set_rules({});
+  EXPECT_LT(agg.bytes(), with_rules);
+}
+
 TEST(AggregatorLru, EvictingAFiringClusterResolvesIt) {
   AggregatorOptions o = small_options();
   o.max_clusters = 1;
