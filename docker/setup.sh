@@ -20,7 +20,11 @@ if [[ $need_install == 1 ]]; then
 fi
 
 build="${LOGSIFT_BUILD_DIR:-$root/build}"
-cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+# The test run groups unit test cases into gtest shards (one process each:
+# each process pays ~1 s loading libtorch); see LOGSIFT_UNIT_SHARDS in CMakeLists.txt.
+shards=()
+[[ "$mode" == test ]] && shards=(-DLOGSIFT_UNIT_SHARDS="${LOGSIFT_UNIT_SHARDS:-4}")
+cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release "${shards[@]}" >/dev/null
 # 2 cores: more jobs only thrash (libtorch headers need ~1 GB per compiler).
 cmake --build "$build" -j "${LOGSIFT_BUILD_JOBS:-2}"
 
