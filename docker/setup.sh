@@ -34,6 +34,15 @@ case "$mode" in
     exec "$build/logsift" serve --data-dir "${LOGSIFT_DATA_DIR:-$root/logsift-data}" "$@"
     ;;
   test)
+    # The real npm log shippers the integration tests drive (tests/clients,
+    # pinned by its package-lock.json), installed beside the build.
+    clients="$build/npm-clients"
+    mkdir -p "$clients"
+    command -v npm >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends npm
+    if ! cmp -s "$root/tests/clients/package-lock.json" "$clients/package-lock.json" || [[ ! -d "$clients/node_modules" ]]; then
+      cp "$root/tests/clients/package.json" "$root/tests/clients/package-lock.json" "$clients/"
+      (cd "$clients" && npm ci --no-audit --no-fund --loglevel=error)
+    fi
     # The release suite, then the same tests under ASan + UBSan and the
     # concurrency tests under TSan (tests/sanitizers/run.sh);
     # LOGSIFT_SANITIZERS=0 skips the sanitizer runs (a quicker local loop).
