@@ -38,6 +38,15 @@ case "$mode" in
     # pinned by its package-lock.json), installed beside the build.
     clients="$build/npm-clients"
     mkdir -p "$clients"
+    # syslog-ng (syslog-ng-core conflicts with rsyslog): its Debian packages
+    # unpacked, not installed, for SyslogIngest.SyslogNgRelaysThroughEachOfItsDrivers.
+    sng="$build/syslog-ng"
+    if [[ ! -x "$sng/root/usr/sbin/syslog-ng" ]]; then
+      mkdir -p "$sng/debs"
+      (cd "$sng/debs" && { apt-get download syslog-ng-core syslog-ng-scl syslog-ng-mod-http 2>/dev/null ||
+        { apt-get update -qq && apt-get download syslog-ng-core syslog-ng-scl syslog-ng-mod-http; }; })
+      for deb in "$sng"/debs/*.deb; do dpkg -x "$deb" "$sng/root"; done
+    fi
     command -v npm >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends npm
     if ! cmp -s "$root/tests/clients/package-lock.json" "$clients/package-lock.json" || [[ ! -d "$clients/node_modules" ]]; then
       cp "$root/tests/clients/package.json" "$root/tests/clients/package-lock.json" "$clients/"

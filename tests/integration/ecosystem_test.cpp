@@ -1,8 +1,6 @@
 // The SRE tools logsift must work with (issue 13), real ones from Debian:
 // Prometheus's own parser (promtool) and a real Prometheus scraping
 // /metrics, and a real Alertmanager receiving alerts on its API.
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <fstream>
@@ -13,23 +11,6 @@
 
 namespace logsift_it {
 namespace {
-
-// A free loopback port (bound and released; the tools below take a fixed
-// port and print nothing we could read it back from).
-int free_port() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof(a);
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) != 0 ||
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) != 0) {
-    ::close(fd);
-    return 0;
-  }
-  ::close(fd);
-  return ntohs(a.sin_port);
-}
 
 bool have(const char* path) { return ::access(path, X_OK) == 0; }
 

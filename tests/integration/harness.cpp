@@ -896,6 +896,21 @@ std::optional<double> fetch_metric(int http_port, const std::string& name, bool*
   return metric_sum(r.body, name, found);
 }
 
+int free_port() {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof(a);
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) != 0 ||
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) != 0) {
+    ::close(fd);
+    return 0;
+  }
+  ::close(fd);
+  return ntohs(a.sin_port);
+}
+
 bool wait_until(const std::function<bool()>& pred, Millis timeout, Millis step) {
   auto deadline = Clock::now() + timeout;
   for (;;) {

@@ -254,6 +254,10 @@ double metric_sum(const std::string& prom_text, const std::string& name, bool* f
 std::optional<double> fetch_metric(int http_port, const std::string& name, bool* found = nullptr);
 
 // Polls `pred` every `step` until it is true or `timeout` passes.
+// A free loopback port (bound and released: for tools that take a fixed
+// port and print nothing we could read it back from).
+int free_port();
+
 bool wait_until(const std::function<bool()>& pred, Millis timeout = Millis(10000),
                 Millis step = Millis(20));
 

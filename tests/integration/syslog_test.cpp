@@ -1,9 +1,12 @@
 // The syslog listener (issue 13) against real senders: util-linux `logger`
 // (RFC 5424 and RFC 3164, octet-counted and LF-framed) and rsyslogd
 // forwarding with omfwd (RSYSLOG_SyslogProtocol23Format, octet-counted).
+// and syslog-ng relaying with its syslog(), network() and network(flags(
+// syslog-protocol)) drivers and elasticsearch-http() to /_bulk.
 // Only the MSG part is clustered; APP-NAME/TAG, severity and HOSTNAME become
 // labels; bad frames are counted and the connection goes on.
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <fstream>
 #include <map>
@@ -152,6 +155,78 @@ TEST(SyslogIngest, RsyslogForwardsOctetCountedRfc5424) {
   auto rejected = fetch_metric(server.http_port(), "logsift_syslog_rejected_total");
   ASSERT_TRUE(rejected);
   EXPECT_EQ(*rejected, 0);
+}
+
+// syslog-ng from Debian's archive (syslog-ng-core, -scl, -mod-http), unpacked
+// by `docker/setup.sh test` into the build directory: the package conflicts
+// with rsyslog, so it is run from there rather than installed. It receives
+// RFC 3164 lines from logger and relays each one four ways at once: syslog()
+// (RFC 5424, octet-counted), network() (RFC 3164, LF), network() with
+// flags(syslog-protocol) (RFC 5424, LF) and elasticsearch-http() to /_bulk.
+TEST(SyslogIngest, SyslogNgRelaysThroughEachOfItsDrivers) {
+  const std::string root = LOGSIFT_SYSLOG_NG_ROOT;
+  const std::string bin = root + "/usr/sbin/syslog-ng";
+  if (::access(bin.c_str(), X_OK) != 0)
+    GTEST_SKIP() << "syslog-ng is not unpacked: docker/setup.sh test puts it in " << root;
+  ServerProcess server;
+  ASSERT_TRUE(server.start_ready());
+  TempDir work("logsift-syslog-ng-");
+  const int in_port = free_port();
+  ASSERT_GT(in_port, 0);
+  const std::string to = "\"127.0.0.1\" transport(\"tcp\") port(" + std::to_string(server.syslog_port()) + ")";
+  {
+    std::ofstream conf(work.path() + "/syslog-ng.conf");
+    conf << "@version: 3.38\n"
+         << "@include \"" << root << "/usr/share/syslog-ng/include/scl/elasticsearch/elastic-http.conf\"\n"
+         << "options { keep-hostname(yes); chain-hostnames(no); use-dns(no); dns-cache(no); stats_freq(0); };\n"
+         << "source s_in { network(ip(\"127.0.0.1\") port(" << in_port << ") transport(\"tcp\")); };\n"
+         << "destination d_syslog { syslog(" << to << " persist-name(\"d_syslog\")); };\n"
+         << "destination d_network { network(" << to << " persist-name(\"d_network\")); };\n"
+         << "destination d_5424 { network(" << to << " flags(syslog-protocol) persist-name(\"d_5424\")); };\n"
+         << "destination d_es { elasticsearch-http(url(\"http://127.0.0.1:" << server.http_port()
+         << "/_bulk\") index(\"logs-sng\") type(\"\") batch_lines(10) timeout(2)); };\n"
+         << "log { source(s_in); destination(d_syslog); destination(d_network); destination(d_5424); "
+            "destination(d_es); };\n";
+  }
+  const std::string w = work.path();
+  auto spawned = spawn_background({bin, "-F", "--no-caps", "--module-path=" + root + "/usr/lib/syslog-ng/3.38",
+                                   "-f", w + "/syslog-ng.conf", "-p", w + "/pid", "-c", w + "/ctl", "-R",
+                                   w + "/persist"},
+                                  {{"LD_LIBRARY_PATH", root + "/usr/lib/syslog-ng"}});
+  ASSERT_GT(spawned.pid, 0) << spawned.error;
+  // Ready once its source accepts a connection.
+  ASSERT_TRUE(wait_until([&] { return logger(in_port, {"--rfc3164"}, "probe", "").exit.code == 0; },
+                         Millis(15000)))
+      << "syslog-ng did not open its source port";
+  constexpr int kLines = 10;
+  for (int i = 0; i < kLines; ++i) {
+    auto r = logger(in_port, {"--rfc3164", "-p", "auth.info"}, "sshd",
+                    "Accepted publickey for deploy from 10.0.3." + std::to_string(i) + " port " +
+                        std::to_string(50000 + i) + " ssh2");
+    ASSERT_TRUE(r.exit.exited && r.exit.code == 0) << r.describe();
+  }
+  const std::string tmpl = "Accepted publickey for <*> from <*> port <*> ssh2";
+  std::map<std::string, long long> t;
+  const bool all_in = wait_until(
+      [&] {
+        t = templates(server.http_port());
+        return t[tmpl] >= 4 * kLines;
+      },
+      Millis(30000));
+  stop_background(spawned);
+  ASSERT_TRUE(all_in) << json(t).dump() << "\n" << server.log_text();
+  EXPECT_EQ(t[tmpl], 4 * kLines) << "each line once per driver: " << json(t).dump();
+  // Three syslog drivers: 3 frames per line (the probe may add up to 3 more),
+  // none refused; the fourth copy came through /_bulk.
+  auto frames = fetch_metric(server.http_port(), "logsift_syslog_frames_total");
+  ASSERT_TRUE(frames);
+  EXPECT_GE(*frames, 3 * kLines);
+  auto rejected = fetch_metric(server.http_port(), "logsift_syslog_rejected_total");
+  ASSERT_TRUE(rejected);
+  EXPECT_LE(*rejected, 3) << "only the empty probe lines may be refused";
+  auto sshd = http_get(server.http_port(), "/clusters?label=service:sshd&limit=10").json_body();
+  ASSERT_EQ(sshd.value("total", 0), 1) << sshd.dump();
+  EXPECT_EQ(sshd["clusters"][0].value("count", 0LL), 4 * kLines) << "service label from the tag, on every path";
 }
 
 }  // namespace
