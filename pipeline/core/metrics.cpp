@@ -51,6 +51,19 @@ void Histogram::write(std::ostream& o, const std::string& name, const std::strin
   o << name << "_count" << (labels.empty() ? "" : "{" + labels + "}") << ' ' << cum << '\n';
 }
 
+void SizeHistogram::write(std::ostream& o, const std::string& name, const std::string& labels) const {
+  uint64_t cum = 0;
+  for (size_t i = 0; i < buckets.size(); ++i) {
+    cum += buckets[i].load(std::memory_order_relaxed);
+    o << name << "_bucket{" << labels << ",le=\"";
+    if (i < kBounds.size()) o << kBounds[i];
+    else o << "+Inf";
+    o << "\"} " << cum << '\n';
+  }
+  o << name << "_sum{" << labels << "} " << sum.load(std::memory_order_relaxed) << '\n';
+  o << name << "_count{" << labels << "} " << cum << '\n';
+}
+
 Metrics& metrics() {
   static Metrics m;
   return m;
@@ -119,6 +132,15 @@ std::string Metrics::prometheus() const {
        "# TYPE logsift_http_request_duration_seconds histogram\n";
   http_inference_seconds.write(o, "logsift_http_request_duration_seconds", "route=\"inferences\"");
   http_other_seconds.write(o, "logsift_http_request_duration_seconds", "route=\"other\"");
+  static const char* kModels[] = {"model=\"denoiser\"", "model=\"encoder\""};
+  o << "# HELP logsift_model_forward_seconds One model forward call (a batch of rows).\n"
+       "# TYPE logsift_model_forward_seconds histogram\n";
+  for (size_t i = 0; i < model_forward_seconds.size(); ++i)
+    model_forward_seconds[i].write(o, "logsift_model_forward_seconds", kModels[i]);
+  o << "# HELP logsift_model_batch_rows Rows in one model forward call (denoiser: token contexts; encoder: "
+       "templates).\n# TYPE logsift_model_batch_rows histogram\n";
+  for (size_t i = 0; i < model_batch_rows.size(); ++i)
+    model_batch_rows[i].write(o, "logsift_model_batch_rows", kModels[i]);
   o << "# HELP logsift_rejected_total Input rejected, by reason.\n# TYPE logsift_rejected_total counter\n";
   for (size_t i = 0; i < rejected.size(); ++i)
     o << "logsift_rejected_total{reason=\"" << reject_reason_name(static_cast<Reject>(i)) << "\"} "

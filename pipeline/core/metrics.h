@@ -42,6 +42,24 @@ struct Histogram {
   void write(std::ostream& o, const std::string& name, const std::string& labels) const;
 };
 
+// A Prometheus histogram of sizes (rows in one model forward): buckets at
+// powers of two from 1 to 4096.
+struct SizeHistogram {
+  static constexpr std::array<uint64_t, 13> kBounds = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096};
+  std::array<std::atomic<uint64_t>, kBounds.size() + 1> buckets{};  // last: +Inf
+  std::atomic<uint64_t> sum{0};
+  void observe(uint64_t n) {
+    size_t i = 0;
+    while (i < kBounds.size() && n > kBounds[i]) ++i;
+    buckets[i].fetch_add(1, std::memory_order_relaxed);
+    sum.fetch_add(n, std::memory_order_relaxed);
+  }
+  void write(std::ostream& o, const std::string& name, const std::string& labels) const;
+};
+
+// Which model a forward ran (logsift_model_*{model=...}).
+enum class Model : int { kDenoiser, kEncoder, kCount };
+
 // Where a duration is measured (logsift_stage_duration_seconds{stage=...}).
 enum class StageTimer : int {
   kAnalysis,     // the pure pass over a batch
@@ -111,6 +129,12 @@ struct Metrics {
   std::array<Histogram, static_cast<size_t>(StageTimer::kCount)> stage_seconds;
   Histogram http_inference_seconds;  // POST /inferences: request read -> reply handed to the socket
   Histogram http_other_seconds;      // every other route
+  std::array<Histogram, static_cast<size_t>(Model::kCount)> model_forward_seconds;  // one forward call
+  std::array<SizeHistogram, static_cast<size_t>(Model::kCount)> model_batch_rows;   // rows in it
+  void forward(Model m, size_t rows, int64_t ns) {
+    model_forward_seconds[static_cast<size_t>(m)].observe_ns(ns);
+    model_batch_rows[static_cast<size_t>(m)].observe(rows);
+  }
   Gauge inflight_batches, inflight_lines;
   Gauge denoise_queue, embed_queue, state_queue, analysis_queue;  // batches waiting in each stage
 

@@ -236,8 +236,10 @@ void Denoiser::run_model(size_t n, DenoiseStats* st) {
   probs_.resize(n);
   for (size_t off = 0; off < n; off += max_forward_) {
     size_t m = std::min(max_forward_, n - off);
+    const int64_t t0 = mono_ns();
     scorer_->score(std::span<const int64_t>(ids_.data() + off * row, m * row), m,
                    std::span<float>(probs_.data() + off, m));
+    metrics().forward(Model::kDenoiser, m, mono_ns() - t0);
     ++st->forward_calls;
   }
   st->model_rows += n;
@@ -248,8 +250,10 @@ void Denoiser::run_token_logits(size_t n, DenoiseStats* st) {
   probs_.resize(n);
   for (size_t off = 0; off < n; off += max_forward_) {
     size_t m = std::min(max_forward_, n - off);
+    const int64_t t0 = mono_ns();
     scorer_->token_logits(std::span<const int64_t>(ids_.data() + off * L, m * L), m,
                           std::span<float>(probs_.data() + off, m));
+    metrics().forward(Model::kDenoiser, m, mono_ns() - t0);
     ++st->forward_calls;
   }
   st->model_rows += n;

@@ -52,7 +52,9 @@ void EmbedStage::process_group(std::vector<Batch*>& group) {
     const int dim = encoder_->dim();
     const std::vector<std::string_view> texts(inputs.begin(), inputs.end());
     embeddings_.assign(texts.size() * static_cast<size_t>(dim), 0.0f);
+    const int64_t t0 = mono_ns();
     encoder_->encode(texts, embeddings_);
+    metrics().forward(Model::kEncoder, texts.size(), mono_ns() - t0);
     metrics().id_cache_misses.inc(texts.size());
     for (size_t i = 0; i < texts.size(); ++i) {
       Row& row = rows[input_row[i]];

@@ -1,5 +1,6 @@
 #include "pipeline/store/catalog.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <stdexcept>
 
@@ -79,6 +80,11 @@ Catalog::Catalog(const std::string& data_dir, int max_examples) : max_examples_(
       *writer_, "INSERT OR IGNORE INTO examples(cluster_id, seq, text, labels, ts_ms) VALUES(?1, ?2, ?3, ?4, ?5)",
       true);
   tx_ = std::make_unique<sqlite::PreparedTransactions>(*writer_);
+  {
+    Stmt n(*writer_, "SELECT count(*) FROM clusters");
+    n.step();
+    clusters_.store(n.col_int(0), std::memory_order_relaxed);
+  }
   reader_ = std::make_unique<sqlite::Db>(path_, "catalog", /*read_only=*/true);
   writer_->exec("PRAGMA wal_autocheckpoint=0");
   // After a burst (a cold start writes ~30 MB of WAL) the file is cut back
@@ -173,6 +179,7 @@ std::vector<bool> Catalog::apply(const std::vector<ClusterUpdate>& updates) {
     tx_->rollback();
     throw;
   }
+  clusters_.fetch_add(std::count(is_new.begin(), is_new.end(), true), std::memory_order_relaxed);
   if (restart_wal_.exchange(false, std::memory_order_relaxed)) {
     const int64_t t0 = mono_ns();
     const int rc = sqlite3_wal_checkpoint_v2(writer_->get(), nullptr, SQLITE_CHECKPOINT_RESTART, nullptr, nullptr);

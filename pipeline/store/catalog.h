@@ -75,6 +75,8 @@ class Catalog {
   void mark_alerted(const std::vector<uint64_t>& ids);
   // Ids of the clusters with an example line carrying label key=value.
   std::vector<uint64_t> with_label(const std::string& key, const std::string& value);
+  // Clusters in the catalog (counted at open, then by apply()): for /metrics.
+  int64_t size() const { return clusters_.load(std::memory_order_relaxed); }
   // The cluster rows (no examples) of these ids that exist, in the same order.
   std::vector<nlohmann::json> rows(const std::vector<uint64_t>& ids);
   std::optional<nlohmann::json> get(uint64_t cluster_id);
@@ -100,6 +102,7 @@ class Catalog {
   std::condition_variable checkpoint_cv_;
   bool stopping_ = false;
   std::atomic<bool> restart_wal_{false};  // set by the WAL hook, done by the writer after its commit
+  std::atomic<int64_t> clusters_{0};
 };
 
 

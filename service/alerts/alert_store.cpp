@@ -241,6 +241,14 @@ int64_t AlertStore::prune(int64_t before_ms) {
   return db_->changes();
 }
 
+std::vector<std::pair<std::string, int64_t>> AlertStore::count_by_status() {
+  std::lock_guard lock(mu_);
+  Q q(*db_, "SELECT status, count(*) FROM outbox GROUP BY status");
+  std::vector<std::pair<std::string, int64_t>> out;
+  while (q.step()) out.emplace_back(q.col_text(0), q.col_int(1));
+  return out;
+}
+
 int64_t AlertStore::count(const std::string& status) {
   std::lock_guard lock(mu_);
   Q q(*db_, "SELECT count(*) FROM outbox WHERE (?1 = '' OR status = ?1)");

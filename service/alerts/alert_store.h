@@ -76,6 +76,8 @@ class AlertStore {
   // status "" = any. Newest first.
   std::vector<OutboxRow> list(const std::string& status, int64_t limit, int64_t offset);
   int64_t count(const std::string& status);
+  // (status, alerts) for each status present: the outbox depth for /metrics.
+  std::vector<std::pair<std::string, int64_t>> count_by_status();
   // Deletes delivered and failed rows last updated before `before_ms`;
   // returns how many. Pending rows are never pruned.
   int64_t prune(int64_t before_ms);

@@ -1,8 +1,13 @@
 #include "service/api/http_api.h"
 
+#include <map>
+
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include "pipeline/core/metrics.h"
+#include "pipeline/store/catalog.h"
+#include "service/alerts/alert_store.h"
 #include "service/api/auth.h"
 #include "service/api/bulk.h"
 #include "service/api/routes.h"
@@ -26,6 +31,25 @@ bool wants_es_reply(const HttpRequest& req) {
   auto accept = req[http::field::accept];
   const std::string_view a(accept.data(), accept.size());
   return req.target() == "/" && a.find("json") != std::string_view::npos && a.find("text/html") == std::string_view::npos;
+}
+
+// The stores' sizes for /metrics: clusters in the catalog, alerts in the
+// outbox by state (every state always present, so a series never vanishes).
+std::string store_prometheus(ServerContext& ctx) {
+  std::string o;
+  if (ctx.catalog)
+    o += fmt::format(
+        "# HELP logsift_catalog_clusters Clusters in the catalog.\n# TYPE logsift_catalog_clusters gauge\n"
+        "logsift_catalog_clusters {}\n",
+        ctx.catalog->size());
+  if (ctx.alert_store) {
+    std::map<std::string, int64_t> by = {{"pending", 0}, {"delivered", 0}, {"failed", 0}};
+    for (const auto& [status, n] : ctx.alert_store->count_by_status()) by[status] = n;
+    o += "# HELP logsift_outbox_alerts Alerts in the outbox by state (delivered and failed ones until pruned).\n"
+         "# TYPE logsift_outbox_alerts gauge\n";
+    for (const auto& [status, n] : by) o += fmt::format("logsift_outbox_alerts{{state=\"{}\"}} {}\n", status, n);
+  }
+  return o;
 }
 
 }  // namespace
@@ -73,7 +97,7 @@ void handle_http_request(ServerContext& ctx, AnyExecutor ex, HttpRequest&& req, 
     } else if (t.path == "/metrics") {
       if (only(http::verb::get))
         respond(make_response(req.version(), req.keep_alive(), http::status::ok,
-                              metrics().prometheus() + ctx.pipeline->memory_prometheus(),
+                              metrics().prometheus() + ctx.pipeline->memory_prometheus() + store_prometheus(ctx),
                               "text/plain; version=0.0.4"));
     } else if (t.path == "/info") {
       if (only(http::verb::get)) respond(json_response(req, http::status::ok, ctx.pipeline->info()));

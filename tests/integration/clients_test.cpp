@@ -69,7 +69,9 @@ TEST(NpmClients, LokiAndOtlpClientsDeliverEveryLineWithTheirLabels) {
     ASSERT_TRUE(all.has_value());
     for (const auto& c : *all) {
       const std::string tmpl = c.value("template", "");
-      if (ids.count(tmpl)) EXPECT_EQ(ids[tmpl], c.value("cluster_id", "")) << tmpl;
+      if (ids.count(tmpl)) {
+        EXPECT_EQ(ids[tmpl], c.value("cluster_id", "")) << tmpl;
+      }
       ids[tmpl] = c.value("cluster_id", "");
     }
   }

@@ -479,6 +479,28 @@ TEST_F(HttpApi, MetricsShowWhereTheMemoryIs) {
       << "64 new clusters, each with at least its count rings";
 }
 
+// What an operator watches besides latency: model forwards (time and rows
+// per call), the catalog's size and the outbox's depth by state.
+TEST_F(HttpApi, MetricsShowModelForwardsCatalogAndOutbox) {
+  const double forwards_before = fetch_metric(port_, "logsift_model_forward_seconds_count").value_or(-1);
+  ASSERT_GE(forwards_before, 0) << "no logsift_model_forward_seconds in /metrics";
+  json texts = json::array();
+  for (const char* w : {"kestrel", "osprey", "plover", "merlin"})
+    texts.push_back(std::string("Ledger shard ") + w + " refused the compaction ticket");
+  ASSERT_EQ(post_json(port_, json{{"texts", texts}}).status, 200);
+  auto m = http_get(port_, "/metrics");
+  ASSERT_EQ(m.status, 200);
+  EXPECT_GT(metric_sum(m.body, "logsift_model_forward_seconds_count"), forwards_before)
+      << "new words and new templates run the denoiser and the encoder";
+  EXPECT_NE(m.body.find("logsift_model_forward_seconds_bucket{model=\"encoder\",le=\"+Inf\"}"), std::string::npos);
+  EXPECT_GT(metric_sum(m.body, "logsift_model_batch_rows_sum"), 0);
+  // The catalog's size is the clusters' total.
+  auto list = http_get(port_, "/clusters?limit=1").json_body();
+  EXPECT_EQ(metric_sum(m.body, "logsift_catalog_clusters"), list.value("total", -1.0));
+  for (const char* state : {"pending", "delivered", "failed"})
+    EXPECT_NE(m.body.find(std::string("logsift_outbox_alerts{state=\"") + state + "\"}"), std::string::npos) << state;
+}
+
 TEST_F(HttpApi, ConcurrentClientsAllAnsweredCorrectly) {
   // Expected ids, computed sequentially first.
   const std::vector<std::string> texts = {
