@@ -193,7 +193,12 @@ void Config::apply_string(const std::string& raw_key, const std::string& value) 
   } else if (current.is_number_float()) {
     static const RE2 float_re("[-+]?[0-9]+(?:\\.[0-9]+)?(?:[eE][-+]?[0-9]+)?");
     if (!RE2::FullMatch(value, float_re)) throw ConfigError(key, "expected a number, got '" + value + "'");
-    v = std::stod(value);
+    // std::stod throws out_of_range past DBL_MAX ("7e6519"): found by fuzz_config.
+    try {
+      v = std::stod(value);
+    } catch (const std::exception&) {
+      throw ConfigError(key, "out of range: '" + value + "'");
+    }
   } else if (current.is_number()) {
     // Strict integer syntax: no trailing junk, no floats.
     static const RE2 int_re("[-+]?[0-9]+");

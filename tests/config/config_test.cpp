@@ -101,6 +101,11 @@ TEST(Config, FloatKeysAndDurations) {
   c.apply_string("alert-spike-factor", "2.5");
   EXPECT_DOUBLE_EQ(c.alert_spike_factor, 2.5);
   EXPECT_EQ(error_key([&] { c.apply_string("alert_spike_factor", "x"); }), "alert_spike_factor");
+  // Past DBL_MAX or below its smallest value std::stod throws out_of_range; found by fuzz_config
+  // (input "77e6519"), it escaped as a non-ConfigError and would abort the CLI.
+  EXPECT_EQ(error_key([&] { c.apply_string("alert_spike_factor", "7e6519"); }), "alert_spike_factor");
+  EXPECT_EQ(error_key([&] { c.apply_string("alert_spike_factor", "1e-400"); }), "alert_spike_factor");
+  EXPECT_DOUBLE_EQ(c.alert_spike_factor, 2.5);
   EXPECT_EQ(parse_duration_ms("5m"), 300000);
   EXPECT_EQ(parse_duration_ms("250ms"), 250);
   EXPECT_EQ(parse_duration_ms("1500"), 1500);
