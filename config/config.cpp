@@ -113,7 +113,7 @@ const std::vector<KeyDesc>& key_table() {
       LS_STR(data_dir), LS_INT(max_http_connections), LS_INT(max_tcp_connections), LS_INT(max_body_bytes), LS_INT(max_header_bytes),
       LS_INT(max_line_bytes), LS_INT(max_lines_per_request), LS_INT(http_idle_timeout_ms),
       LS_INT(tcp_idle_timeout_ms), LS_BOOL(tcp_replies), LS_INT(tcp_max_inflight_batches), LS_INT(tcp_max_write_queue_bytes),
-      LS_INT(max_labels), LS_INT(shutdown_grace_ms), LS_INT(mailbox_capacity), LS_INT(max_inflight_lines),
+      LS_INT(max_labels), LS_INT(shutdown_grace_ms), LS_INT(memory_trim_interval_ms), LS_INT(mailbox_capacity), LS_INT(max_inflight_lines),
       LS_INT(analysis_threads), LS_INT(inline_max_lines), LS_INT(batch_max_lines),
       LS_INT(batch_max_delay_us), LS_INT(torch_threads), LS_INT(embedding_dim),
       LS_STR(encoder_model), LS_STR(encoder_vocab), LS_INT(encoder_max_len), LS_BOOL(encoder_canonicalize),
@@ -266,6 +266,7 @@ void Config::validate() const {
   require_range("tcp_max_write_queue_bytes", tcp_max_write_queue_bytes, 1024, int64_t{1} << 32);
   require_range("max_labels", max_labels, 0, 256);
   require_range("shutdown_grace_ms", shutdown_grace_ms, 0, 600000);
+  require_range("memory_trim_interval_ms", memory_trim_interval_ms, 0, 3600000);
   require_range("mailbox_capacity", mailbox_capacity, 1, 1 << 20);
   require_range("max_inflight_lines", max_inflight_lines, 1, 1 << 26);
   require_range("analysis_threads", analysis_threads, 1, 256);

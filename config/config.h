@@ -72,6 +72,7 @@ struct Config {
   int64_t tcp_max_write_queue_bytes = 0;
   int max_labels = 0;
   int shutdown_grace_ms = 0;
+  int memory_trim_interval_ms = 0;
 
   int mailbox_capacity = 0;    // batches in the pipeline at once (admission)
   int max_inflight_lines = 0;  // lines in the pipeline at once (admission)

@@ -1,5 +1,7 @@
 #include "pipeline/core/metrics.h"
 
+#include "pipeline/core/memory.h"
+
 #include <unistd.h>
 
 #include <chrono>
@@ -145,14 +147,16 @@ std::string Metrics::prometheus() const {
   for (size_t i = 0; i < rejected.size(); ++i)
     o << "logsift_rejected_total{reason=\"" << reject_reason_name(static_cast<Reject>(i)) << "\"} "
       << rejected[i].get() << '\n';
+  o << "# HELP logsift_heap_trim_seconds Time of one pass handing free heap pages back to the OS "
+       "(memory_trim_interval_ms).\n# TYPE logsift_heap_trim_seconds histogram\n";
+  heap_trim_seconds.write(o, "logsift_heap_trim_seconds", "");
+  counter("logsift_heap_trim_released_bytes_total", "Resident bytes the heap trim passes gave back to the OS.",
+          heap_trim_released_bytes.get());
   // The standard process metric (what Prometheus client libraries export).
-  if (std::ifstream statm("/proc/self/statm"); statm) {
-    long pages = 0, resident = 0;
-    if (statm >> pages >> resident)
-      o << "# HELP process_resident_memory_bytes Resident memory size in bytes.\n"
-           "# TYPE process_resident_memory_bytes gauge\nprocess_resident_memory_bytes "
-        << resident * ::sysconf(_SC_PAGESIZE) << '\n';
-  }
+  if (const int64_t rss = resident_bytes(); rss > 0)
+    o << "# HELP process_resident_memory_bytes Resident memory size in bytes.\n"
+         "# TYPE process_resident_memory_bytes gauge\nprocess_resident_memory_bytes "
+      << rss << '\n';
   return o.str();
 }
 

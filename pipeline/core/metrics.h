@@ -131,6 +131,8 @@ struct Metrics {
   Histogram http_other_seconds;      // every other route
   std::array<Histogram, static_cast<size_t>(Model::kCount)> model_forward_seconds;  // one forward call
   std::array<SizeHistogram, static_cast<size_t>(Model::kCount)> model_batch_rows;   // rows in it
+  Histogram heap_trim_seconds;       // release_free_heap() calls (pipeline/core/memory.h)
+  Counter heap_trim_released_bytes;  // resident bytes they gave back
   void forward(Model m, size_t rows, int64_t ns) {
     model_forward_seconds[static_cast<size_t>(m)].observe_ns(ns);
     model_batch_rows[static_cast<size_t>(m)].observe(rows);

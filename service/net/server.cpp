@@ -12,6 +12,7 @@
 
 #include "pipeline/store/catalog.h"
 #include "pipeline/store/dir_lock.h"
+#include "pipeline/core/memory.h"
 #include "pipeline/core/metrics.h"
 #include "pipeline/pipeline.h"
 #include "service/alerts/address_policy.h"
@@ -130,7 +131,18 @@ int run_server(const Config& config) {
                endpoint_text(tcp_listener->local()).c_str(), syslog_text.c_str(), config.data_dir.c_str());
   std::fflush(stderr);
 
-  while (!stop_requested) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  // The main thread only waits for the signal; it also gives free heap back
+  // to the OS now and then (pipeline/core/memory.h says why).
+  const auto trim_every = std::chrono::milliseconds(config.memory_trim_interval_ms);
+  auto next_trim = std::chrono::steady_clock::now() + trim_every;
+  while (!stop_requested) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    if (trim_every.count() > 0 && std::chrono::steady_clock::now() >= next_trim) {
+      const HeapTrim t = release_free_heap();
+      spdlog::debug("heap trim: {} bytes back to the OS in {} us", t.released_bytes, t.duration_ns / 1000);
+      next_trim = std::chrono::steady_clock::now() + trim_every;
+    }
+  }
 
   // 1. Stop accepting. 2. Let every connection finish what it accepted.
   ctx.draining = true;

@@ -8,6 +8,8 @@
 # Usage: tests/fuzz/run.sh OUT_DIR [SECONDS] [RUNS]
 #   SECONDS  per target (default 30); RUNS > 0 caps executions instead.
 #   FUZZ_TARGETS="fuzz_a fuzz_b" runs only those (all are built).
+#   FUZZ_TIMEOUT seconds one input may take (default 10; a niced long run
+#   beside a build needs more: starved of CPU, a fast input still times out).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -22,7 +24,7 @@ flags=(-std=c++20 -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undef
        -I"$root" -I"$out/gen" -include utility)
 protoc --cpp_out="$out/gen" -I"$root/service/api/proto" "$root/service/api/proto/loki_push.proto" \
   "$root/service/api/proto/otlp_logs.proto"
-common=("$root/pipeline/core/structured.cpp" "$root/pipeline/core/envelope.cpp" "$root/pipeline/core/metrics.cpp")
+common=("$root/pipeline/core/structured.cpp" "$root/pipeline/core/envelope.cpp" "$root/pipeline/core/metrics.cpp" "$root/pipeline/core/memory.cpp")
 build() {  # NAME SOURCES... -- LIBS...
   local name=$1; shift
   # Rebuilt when run.sh or any parser/pipeline-core/config source is newer than the binary.
@@ -67,7 +69,7 @@ for t in ${FUZZ_TARGETS:-fuzz_syslog fuzz_structured fuzz_ingest fuzz_envelope f
   limit=(-max_total_time="$secs")
   [[ $runs -gt 0 ]] && limit=(-runs="$runs")
   echo "== $t (${limit[*]})" >&2
-  if ! (cd "$out" && "./$t" "${limit[@]}" -max_len=65536 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 "$work" \
+  if ! (cd "$out" && "./$t" "${limit[@]}" -max_len=65536 -timeout="${FUZZ_TIMEOUT:-10}" -rss_limit_mb=2048 -print_final_stats=1 "$work" \
         > "$out/$t.log" 2>&1); then
     echo "FUZZ FAILURE in $t: see $out/$t.log and $out/crash-*" >&2
     tail -40 "$out/$t.log" >&2

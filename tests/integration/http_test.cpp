@@ -27,7 +27,8 @@ class HttpApi : public ::testing::Test {
     ServerOptions opts;
     opts.args = {"--max-body-bytes",      std::to_string(kMaxBodyBytes),
                  "--max-line-bytes",      std::to_string(kMaxLineBytes),
-                 "--max-lines-per-request", std::to_string(kMaxLinesPerRequest)};
+                 "--max-lines-per-request", std::to_string(kMaxLinesPerRequest),
+                 "--memory-trim-interval-ms", "200"};
     server_ = new ServerProcess(opts);
     auto r = server_->start_ready();
     start_ok_ = static_cast<bool>(r);
@@ -499,6 +500,21 @@ TEST_F(HttpApi, MetricsShowModelForwardsCatalogAndOutbox) {
   EXPECT_EQ(metric_sum(m.body, "logsift_catalog_clusters"), list.value("total", -1.0));
   for (const char* state : {"pending", "delivered", "failed"})
     EXPECT_NE(m.body.find(std::string("logsift_outbox_alerts{state=\"") + state + "\"}"), std::string::npos) << state;
+}
+
+TEST_F(HttpApi, MetricsShowHeapTrimPasses) {
+  // --memory-trim-interval-ms 200: the main thread hands free heap back to
+  // the OS every 200 ms and /metrics counts the passes and what they freed.
+  double passes = 0;
+  for (int i = 0; i < 100 && passes < 2; ++i) {
+    passes = fetch_metric(port_, "logsift_heap_trim_seconds_count").value_or(-1);
+    if (passes < 2) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_GE(passes, 2) << "no heap trim passes in 5 s";
+  auto m = http_get(port_, "/metrics");
+  ASSERT_EQ(m.status, 200);
+  EXPECT_NE(m.body.find("# TYPE logsift_heap_trim_released_bytes_total counter"), std::string::npos);
+  EXPECT_GT(metric_sum(m.body, "process_resident_memory_bytes"), 50e6);
 }
 
 TEST_F(HttpApi, ConcurrentClientsAllAnsweredCorrectly) {
