@@ -404,7 +404,13 @@ struct Aggregator::Cluster {
   // when this aggregator first saw it (restart, eviction), so no new_cluster alert.
   uint32_t born_generation = 0;
   std::vector<int64_t> series_head;  // per series window
-  std::vector<uint32_t> series;      // all series rings, window w's at series_[w].offset
+  // All series rings, window w's at series_[w].offset. Empty while every line
+  // of the cluster fell in bucket series_head[w] of every window (most
+  // clusters of a long tail are seen once): then compact_count is that
+  // bucket's count and the rings (720 B with the default windows) are not
+  // allocated. series_at() reads either form.
+  std::vector<uint32_t> series;
+  uint32_t compact_count = 0;
   std::vector<std::string> examples; // ring of max_examples lines
   uint32_t examples_next = 0, examples_size = 0;
   std::vector<std::unique_ptr<RuleState>> rules;  // by rule index; null until a line matched
@@ -558,7 +564,8 @@ Aggregator::Cluster& Aggregator::touch(uint64_t cluster_id, bool is_new, std::st
   c.born_generation = is_new ? generation_ : 0;
   c.series_head.resize(series_.size());
   for (size_t w = 0; w < series_.size(); ++w) c.series_head[w] = floor_div(ts_ms, series_[w].bucket_ms);
-  c.series.assign(series_buckets_total_, 0);
+  std::vector<uint32_t>().swap(c.series);  // compact until a second bucket (a reused node frees its rings)
+  c.compact_count = 0;
   c.examples.resize(opts_.max_examples);
   for (auto& e : c.examples) e.clear();
   c.examples_next = c.examples_size = 0;
@@ -594,12 +601,27 @@ void Aggregator::observe(uint64_t cluster_id, bool is_new, std::string_view temp
   Cluster& c = touch(cluster_id, is_new, template_text, ts_ms, out);
   c.last_seen_ms = std::max(c.last_seen_ms, ts_ms);
 
-  for (size_t w = 0; w < series_.size(); ++w) {
-    const SeriesWindow& sw = series_[w];
-    uint32_t* ring = c.series.data() + sw.offset;
-    int64_t bucket = floor_div(ts_ms, sw.bucket_ms);
-    ring_advance(ring, sw.buckets, &c.series_head[w], bucket);
-    ring_add(ring, sw.buckets, c.series_head[w], bucket);
+  bool compact = c.series.empty();
+  if (compact) {
+    for (size_t w = 0; w < series_.size() && compact; ++w)
+      compact = floor_div(ts_ms, series_[w].bucket_ms) == c.series_head[w];
+    if (compact) {
+      if (c.compact_count != std::numeric_limits<uint32_t>::max()) ++c.compact_count;  // saturate, as ring_add
+    } else {
+      // A second bucket: the rings take over, holding the compact count.
+      c.series.assign(series_buckets_total_, 0);
+      for (size_t w = 0; w < series_.size(); ++w)
+        c.series[series_[w].offset + slot_of(c.series_head[w], series_[w].buckets)] = c.compact_count;
+    }
+  }
+  if (!compact) {
+    for (size_t w = 0; w < series_.size(); ++w) {
+      const SeriesWindow& sw = series_[w];
+      uint32_t* ring = c.series.data() + sw.offset;
+      int64_t bucket = floor_div(ts_ms, sw.bucket_ms);
+      ring_advance(ring, sw.buckets, &c.series_head[w], bucket);
+      ring_add(ring, sw.buckets, c.series_head[w], bucket);
+    }
   }
 
   if (opts_.max_examples > 0) {
@@ -762,6 +784,11 @@ AlertEvent Aggregator::make_event(const Rule& rule, const RuleState* s, const Cl
   return e;
 }
 
+uint32_t Aggregator::series_at(const Cluster& c, size_t w, int64_t bucket) const {
+  if (c.series.empty()) return bucket == c.series_head[w] ? c.compact_count : 0;
+  return c.series[series_[w].offset + slot_of(bucket, series_[w].buckets)];
+}
+
 std::optional<json> Aggregator::series(uint64_t cluster_id, int64_t window_ms, int64_t now_ms) const {
   auto w_it = std::find(opts_.series_windows_ms.begin(), opts_.series_windows_ms.end(), window_ms);
   if (w_it == opts_.series_windows_ms.end())
@@ -773,14 +800,13 @@ std::optional<json> Aggregator::series(uint64_t cluster_id, int64_t window_ms, i
   const int n = series_[w].buckets;
   const int64_t bucket_ms = series_[w].bucket_ms;
   const int64_t head = c.series_head[w];
-  const uint32_t* ring = c.series.data() + series_[w].offset;
   const int64_t now_bucket = floor_div(now_ms, bucket_ms);
   json points = json::array();
   uint64_t total = 0;
   for (int64_t k = now_bucket - n + 1; k <= now_bucket; ++k) {
     // Read-only view as of now_ms: buckets newer than the ring's head are
     // empty, older than its tail are gone.
-    uint64_t count = (k <= head && k > head - n) ? ring[slot_of(k, n)] : 0;
+    uint64_t count = (k <= head && k > head - n) ? series_at(c, w, k) : 0;
     total += count;
     points.push_back({{"t", format_time_ms(k * bucket_ms)}, {"count", count}});
   }
@@ -802,10 +828,9 @@ std::vector<std::pair<uint64_t, uint64_t>> Aggregator::window_counts(int64_t win
   for (const auto& [id, it] : clusters_) {
     const Cluster& c = *it;
     const int64_t head = c.series_head[w];
-    const uint32_t* ring = c.series.data() + series_[w].offset;
     uint64_t total = 0;
     for (int64_t k = std::max(now_bucket - n + 1, head - n + 1); k <= std::min(now_bucket, head); ++k)
-      total += ring[slot_of(k, n)];
+      total += series_at(c, w, k);
     if (total > 0) out.emplace_back(id, total);
   }
   std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) {

@@ -199,6 +199,8 @@ class Aggregator {
   void evict_oldest(int64_t ts_ms, std::vector<AlertEvent>* out);
   static size_t cluster_bytes(const Cluster& c);
   void recount(Cluster& c);
+  // Count of series window w's bucket (<= its head, within its ring) in either form.
+  uint32_t series_at(const Cluster& c, size_t w, int64_t bucket) const;
   void observe_rule(size_t rule_index, Cluster& c, const Labels& labels, int64_t ts_ms,
                     std::vector<AlertEvent>* out);
   // Advances a threshold/spike state to now_ms; if it is firing and its

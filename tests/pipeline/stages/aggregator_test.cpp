@@ -276,6 +276,46 @@ TEST(AggregatorSeries, CountsAndBucketRollover) {
   EXPECT_EQ(agg.clusters(), 1u);
 }
 
+TEST(AggregatorSeries, CompactFormReadsLikeTheRings) {
+  // A cluster whose lines all fall in one bucket keeps a count instead of
+  // rings; every read (series, window_counts) and the switch to rings on the
+  // first line of another bucket give what rings from the start would.
+  AggregatorOptions o;
+  o.series_windows_ms = {60000, 300000};
+  Aggregator agg(o);
+  std::vector<AlertEvent> out;
+  for (int i = 0; i < 4; ++i) agg.observe(9, true, "t", {}, "x", kT0 + 200 + i, &out);
+  json s = *agg.series(9, 60000, kT0 + 30000);
+  EXPECT_EQ(s["points"][29]["count"], 4);  // kT0's bucket, 30 s before now
+  EXPECT_EQ(s["total"], 4);
+  EXPECT_EQ((*agg.series(9, 300000, kT0 + 30000))["points"][53]["count"], 4);
+  EXPECT_EQ(agg.window_counts(60000, kT0 + 30000), (std::vector<std::pair<uint64_t, uint64_t>>{{9, 4}}));
+  EXPECT_TRUE(agg.window_counts(60000, kT0 + 60000).empty()) << "the bucket left the 1-minute window";
+  EXPECT_EQ(agg.window_counts(300000, kT0 + 60000), (std::vector<std::pair<uint64_t, uint64_t>>{{9, 4}}));
+  // A line 2 s later: rings take over with the 4 lines in their bucket.
+  agg.observe(9, false, "t", {}, "x", kT0 + 2000, &out);
+  s = *agg.series(9, 60000, kT0 + 2000);
+  EXPECT_EQ(s["points"][57]["count"], 4);
+  EXPECT_EQ(s["points"][58]["count"], 0);
+  EXPECT_EQ(s["points"][59]["count"], 1);
+  EXPECT_EQ(s["total"], 5);
+  s = *agg.series(9, 300000, kT0 + 2000);  // both lines in one 5-second bucket
+  EXPECT_EQ(s["points"][59]["count"], 5);
+  EXPECT_EQ(s["total"], 5);
+  // A late line (an earlier second) after the switch lands in its own bucket.
+  agg.observe(9, false, "t", {}, "x", kT0 + 1000, &out);
+  s = *agg.series(9, 60000, kT0 + 2000);
+  EXPECT_EQ(s["points"][58]["count"], 1);
+  EXPECT_EQ(s["total"], 6);
+  // A late line while compact switches too.
+  agg.observe(10, true, "t", {}, "x", kT0 + 5000, &out);
+  agg.observe(10, false, "t", {}, "x", kT0 + 4000, &out);
+  s = *agg.series(10, 60000, kT0 + 5000);
+  EXPECT_EQ(s["points"][58]["count"], 1);
+  EXPECT_EQ(s["points"][59]["count"], 1);
+  EXPECT_EQ(s["total"], 2);
+}
+
 // ---------------------------------------------------------------- new_cluster
 
 TEST(AggregatorNewCluster, FiresOnceForANewCluster) {
@@ -571,19 +611,24 @@ TEST(AggregatorLru, ByteEstimateTracksClustersAndStaysBounded) {
   const std::string line(200, 'x');  // examples on the heap, not in the SSO buffer
   agg.observe(1, true, "template one", {}, line, kT0, &out);
   const size_t one = agg.bytes();
-  // At least the rings (180 x 4 bytes) and one 200-byte example.
-  EXPECT_GE(one, 180 * 4 + 200u);
-  EXPECT_LT(one, 4096u);
+  // One 200-byte example; no series rings yet (one bucket: the compact form).
+  EXPECT_GE(one, 200u);
+  EXPECT_LT(one, 180 * 4 + 200u);
   agg.observe(1, false, "template one", {}, line, kT0 + 1, &out);
   agg.observe(1, false, "template one", {}, line, kT0 + 2, &out);
   EXPECT_GE(agg.bytes(), one + 2 * 200) << "two more examples held";
   const size_t full_one = agg.bytes();
   agg.observe(1, false, "template one", {}, line, kT0 + 3, &out);
   EXPECT_EQ(agg.bytes(), full_one) << "the example ring is full: a 4th line reuses a slot";
+  // A line in the next second needs the rings (3 windows x 60 buckets x 4 bytes).
+  agg.observe(1, false, "template one", {}, line, kT0 + 1000, &out);
+  EXPECT_GE(agg.bytes(), full_one + 180 * 4);
+  const size_t with_rings = agg.bytes() - (full_one - one);  // one line's worth of examples
 
   for (uint64_t id = 2; id <= 100; ++id) agg.observe(id, true, "t", {}, line, kT0 + 4, &out);
   const size_t at_bound = agg.bytes();
-  EXPECT_GE(at_bound, 100 * one - 100 * 64);
+  EXPECT_GE(at_bound, with_rings + 99 * one - 100 * 64);
+  EXPECT_LT(at_bound, 100 * with_rings) << "99 clusters seen in one second hold no rings";
   // A threshold rule gives every cluster that matches a rule state.
   agg.set_rules({rule(R"({"kind": "threshold", "threshold": 1000000, "window": "1m"})")});
   for (uint64_t id = 1; id <= 100; ++id) agg.observe(id, false, "t", {}, line, kT0 + 5, &out);
