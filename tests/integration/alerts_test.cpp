@@ -149,35 +149,6 @@ std::set<std::string> new_cluster_ids(const std::vector<Sent>& sent) {
 // ---------------------------------------------------------------------------
 // Timestamps
 
-// "YYYY-MM-DDTHH:MM:SS[.f+](Z|+HH:MM|-HH:MM)" -> unix ms; nullopt if malformed.
-std::optional<long long> parse_rfc3339_ms(const std::string& s) {
-  static const std::regex re(
-      R"(^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d{2}:\d{2})$)");
-  std::smatch m;
-  if (!std::regex_match(s, m, re)) return std::nullopt;
-  std::tm tm{};
-  tm.tm_year = std::stoi(m[1]) - 1900;
-  tm.tm_mon = std::stoi(m[2]) - 1;
-  tm.tm_mday = std::stoi(m[3]);
-  tm.tm_hour = std::stoi(m[4]);
-  tm.tm_min = std::stoi(m[5]);
-  tm.tm_sec = std::stoi(m[6]);
-  if (tm.tm_mon > 11 || tm.tm_mday < 1 || tm.tm_mday > 31 || tm.tm_hour > 23 || tm.tm_min > 59 ||
-      tm.tm_sec > 60)
-    return std::nullopt;
-  long long ms = static_cast<long long>(::timegm(&tm)) * 1000;
-  if (m[7].matched) {
-    std::string f = m[7].str();
-    f.resize(3, '0');
-    ms += std::stoll(f.substr(0, 3));
-  }
-  std::string zone = m[8];
-  if (zone != "Z") {
-    int sign = zone[0] == '-' ? -1 : 1;
-    ms -= sign * (std::stoll(zone.substr(1, 2)) * 3600 + std::stoll(zone.substr(4, 2)) * 60) * 1000;
-  }
-  return ms;
-}
 
 long long now_unix_ms() {
   return duration_cast<std::chrono::milliseconds>(

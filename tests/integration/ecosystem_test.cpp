@@ -1,13 +1,16 @@
 // The SRE tools logsift must work with (issue 13), real ones from Debian:
 // Prometheus's own parser (promtool) and a real Prometheus scraping
-// /metrics, and a real Alertmanager receiving alerts on its API.
+// /metrics, and a real Alertmanager receiving alerts on its API and routing
+// them (firing, then resolved) to a webhook receiver behind it.
 #include <unistd.h>
 
 #include <fstream>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "harness.h"
+#include "webhook_receiver.h"
 
 namespace logsift_it {
 namespace {
@@ -102,6 +105,123 @@ TEST(Alertmanager, NewClusterAlertArrivesInARealAlertmanager) {
   EXPECT_NE(a["annotations"].value("summary", "").find("Payment provider timed out"), std::string::npos) << a;
   EXPECT_EQ(a["status"].value("state", ""), "active") << a;
   ASSERT_TRUE(delivered.contains("alerts") && delivered["alerts"].size() == 1) << delivered;
+}
+
+// What a team's Alertmanager does with logsift's alerts: a threshold rule
+// fires and resolves; Alertmanager routes both to the webhook receiver behind
+// it (send_resolved), the resolved one with the endsAt logsift set. The same
+// alerts sent by logsift straight to a webhook in the "alertmanager" format
+// must have the shape Alertmanager itself emits: same keys at both levels,
+// same value types, same labels.
+TEST(Alertmanager, RoutesFiringAndResolvedToItsReceiverInTheShapeLogsiftEmulates) {
+  if (!have("/usr/bin/prometheus-alertmanager")) GTEST_SKIP() << "prometheus-alertmanager not installed";
+  WebhookReceiver behind_am, direct;
+  ASSERT_TRUE(behind_am.start());
+  ASSERT_TRUE(direct.start());
+  TempDir work("logsift-alertmanager-");
+  {
+    std::ofstream cfg(work.path() + "/alertmanager.yml");
+    cfg << "route:\n  receiver: hook\n  group_by: [alertname, cluster_id]\n  group_wait: 1s\n"
+           "  group_interval: 1s\n  repeat_interval: 1h\n"
+           "receivers:\n  - name: hook\n    webhook_configs:\n      - url: '" << behind_am.url() << "'\n"
+           "        send_resolved: true\n";
+  }
+  const int am_port = free_port();
+  ASSERT_GT(am_port, 0);
+  auto am = spawn_background({"/usr/bin/prometheus-alertmanager", "--config.file=" + work.path() + "/alertmanager.yml",
+                              "--storage.path=" + work.path() + "/data",
+                              "--web.listen-address=127.0.0.1:" + std::to_string(am_port),
+                              "--cluster.listen-address="});
+  ASSERT_GT(am.pid, 0) << am.error;
+  ASSERT_TRUE(wait_until([&] { return http_get(am_port, "/-/ready").status == 200; }, Millis(20000), Millis(100)))
+      << "alertmanager did not become ready";
+
+  ServerProcess server;
+  ASSERT_TRUE(server.start_ready());
+  const int http = server.http_port();
+  const json rule = {{"kind", "threshold"}, {"threshold", 3}, {"window", "2s"}, {"cooldown", "1s"}};
+  for (auto [url, format] : {std::pair{"http://127.0.0.1:" + std::to_string(am_port) + "/api/v2/alerts",
+                                       std::string("alertmanager_api")},
+                             std::pair{direct.url(), std::string("alertmanager")}}) {
+    json sub = {{"url", url}, {"rules", json::array({rule})}, {"format", format}};
+    auto created = http_request(http, "POST", "/subscriptions", sub.dump(), "application/json");
+    ASSERT_EQ(created.status, 201) << created.describe();
+  }
+  for (int i = 0; i < 3; ++i)
+    ASSERT_EQ(post_infer(http, "Replica lag on shard " + std::to_string(17 + i) + " exceeded budget",
+                         {{"service", "ledger"}}).status, 200);
+
+  // Firing, then (2 s window, no more lines) resolved, from each path.
+  auto statuses = [](const WebhookReceiver& r) {
+    std::vector<json> out;
+    for (const auto& q : r.requests()) out.push_back(q.json_body());
+    return out;
+  };
+  auto has = [](const std::vector<json>& ps, const char* status) {
+    for (const auto& p : ps)
+      if (p.is_object() && p.value("status", "") == status) return true;
+    return false;
+  };
+  std::vector<json> via_am, direct_ps;
+  const bool both = wait_until(
+      [&] {
+        via_am = statuses(behind_am);
+        direct_ps = statuses(direct);
+        return has(via_am, "firing") && has(via_am, "resolved") && has(direct_ps, "firing") &&
+               has(direct_ps, "resolved");
+      },
+      Millis(30000), Millis(200));
+  stop_background(am);
+  ASSERT_TRUE(both) << "behind Alertmanager: " << json(via_am) << "\ndirect: " << json(direct_ps)
+                    << "\noutbox: " << http_get(http, "/alerts").body;
+
+  auto pick = [](const std::vector<json>& ps, const char* status) {
+    for (const auto& p : ps)
+      if (p.value("status", "") == status) return p;
+    return json();
+  };
+  for (const char* status : {"firing", "resolved"}) {
+    SCOPED_TRACE(status);
+    const json am_p = pick(via_am, status), ours = pick(direct_ps, status);
+    ASSERT_TRUE(am_p.contains("alerts") && am_p["alerts"].size() == 1u) << am_p;
+    ASSERT_TRUE(ours.contains("alerts") && ours["alerts"].size() == 1u) << ours;
+    auto keys_and_types = [](const json& o) {
+      std::map<std::string, std::string> m;
+      for (auto it = o.begin(); it != o.end(); ++it) m[it.key()] = it->type_name();
+      return m;
+    };
+    EXPECT_EQ(keys_and_types(ours), keys_and_types(am_p)) << "ours: " << ours << "\nalertmanager: " << am_p;
+    const json &a = am_p["alerts"][0], &o = ours["alerts"][0];
+    EXPECT_EQ(keys_and_types(o), keys_and_types(a)) << "ours: " << o << "\nalertmanager: " << a;
+    EXPECT_EQ(o["labels"], a["labels"]);
+    // Alertmanager keeps what logsift posted: the same fingerprint (a hash of
+    // the labels, computed as Alertmanager does) and the same times.
+    EXPECT_EQ(o["fingerprint"], a["fingerprint"]);
+    EXPECT_EQ(o["startsAt"], a["startsAt"]);
+    EXPECT_EQ(o["endsAt"], a["endsAt"]);
+    EXPECT_EQ(a["labels"].value("alertname", ""), "logsift_threshold") << a;
+    EXPECT_EQ(a["labels"].value("service", ""), "ledger") << a;
+    EXPECT_TRUE(is_hex16(a["labels"].value("cluster_id", ""))) << a;
+    std::map<std::string, std::string> annotation_keys_am, annotation_keys_ours;
+    for (auto it = a["annotations"].begin(); it != a["annotations"].end(); ++it) annotation_keys_am[it.key()] = "";
+    for (auto it = o["annotations"].begin(); it != o["annotations"].end(); ++it) annotation_keys_ours[it.key()] = "";
+    EXPECT_EQ(annotation_keys_ours, annotation_keys_am);
+    EXPECT_EQ(o.value("status", ""), status);
+    EXPECT_EQ(a.value("status", ""), status);
+    EXPECT_EQ(ours.value("version", ""), am_p.value("version", "?"));
+  }
+  // The resolved notice carries the end logsift set: a real time after the start.
+  const json resolved = pick(via_am, "resolved")["alerts"][0];
+  const auto starts = parse_rfc3339_ms(resolved.value("startsAt", ""));
+  const auto ends = parse_rfc3339_ms(resolved.value("endsAt", ""));
+  ASSERT_TRUE(starts && ends) << resolved;
+  EXPECT_GT(*ends, *starts) << resolved;
+  EXPECT_LT(*ends - *starts, 60000) << resolved;
+  const auto firing_end = parse_rfc3339_ms(pick(via_am, "firing")["alerts"][0].value("endsAt", ""));
+  EXPECT_TRUE(!firing_end || *firing_end < 0 || *firing_end > *ends - 1000)
+      << "a firing alert has no end yet (Go's zero time or Alertmanager's resolve timeout)";
+  behind_am.stop();
+  direct.stop();
 }
 
 }  // namespace

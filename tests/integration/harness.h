@@ -238,6 +238,8 @@ class TcpLineClient {
 // ---------------------------------------------------------------------------
 // Helpers.
 bool is_hex16(const std::string& s);
+// "YYYY-MM-DDTHH:MM:SS[.f+](Z|+HH:MM|-HH:MM)" -> unix ms; nullopt if malformed.
+std::optional<long long> parse_rfc3339_ms(const std::string& s);
 // {"cluster_id","template_id","template","new"} with the right types/shapes.
 ::testing::AssertionResult is_inference_result(const json& j);
 // {"error": "<non-empty string>"}
