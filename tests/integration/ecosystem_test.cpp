@@ -6,6 +6,7 @@
 
 #include <fstream>
 #include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,21 @@ namespace logsift_it {
 namespace {
 
 bool have(const char* path) { return ::access(path, X_OK) == 0; }
+
+// A real Alertmanager on a free loopback port with the given config,
+// waited on until ready; the caller stops it (stop_background).
+void start_alertmanager(const TempDir& work, const std::string& config, int* port, BackgroundProcess* am) {
+  std::ofstream(work.path() + "/alertmanager.yml") << config;
+  *port = free_port();
+  ASSERT_GT(*port, 0);
+  *am = spawn_background({"/usr/bin/prometheus-alertmanager", "--config.file=" + work.path() + "/alertmanager.yml",
+                          "--storage.path=" + work.path() + "/data",
+                          "--web.listen-address=127.0.0.1:" + std::to_string(*port), "--cluster.listen-address="});
+  ASSERT_GT(am->pid, 0) << am->error;
+  const bool ready = wait_until([&] { return http_get(*port, "/-/ready").status == 200; }, Millis(20000), Millis(100));
+  if (!ready) stop_background(*am);
+  ASSERT_TRUE(ready) << "alertmanager did not become ready";
+}
 
 TEST(Prometheus, MetricsPassPromtoolAndAreScrapedByPrometheus) {
   if (!have("/usr/bin/promtool") || !have("/usr/bin/prometheus")) GTEST_SKIP() << "prometheus not installed";
@@ -62,19 +78,10 @@ TEST(Prometheus, MetricsPassPromtoolAndAreScrapedByPrometheus) {
 TEST(Alertmanager, NewClusterAlertArrivesInARealAlertmanager) {
   if (!have("/usr/bin/prometheus-alertmanager")) GTEST_SKIP() << "prometheus-alertmanager not installed";
   TempDir work("logsift-alertmanager-");
-  {
-    std::ofstream cfg(work.path() + "/alertmanager.yml");
-    cfg << "route: {receiver: 'null', group_wait: 1s}\nreceivers:\n  - name: 'null'\n";
-  }
-  const int am_port = free_port();
-  ASSERT_GT(am_port, 0);
-  auto am = spawn_background({"/usr/bin/prometheus-alertmanager", "--config.file=" + work.path() + "/alertmanager.yml",
-                              "--storage.path=" + work.path() + "/data",
-                              "--web.listen-address=127.0.0.1:" + std::to_string(am_port),
-                              "--cluster.listen-address="});
-  ASSERT_GT(am.pid, 0) << am.error;
-  ASSERT_TRUE(wait_until([&] { return http_get(am_port, "/-/ready").status == 200; }, Millis(20000), Millis(100)))
-      << "alertmanager did not become ready";
+  int am_port = 0;
+  BackgroundProcess am;
+  ASSERT_NO_FATAL_FAILURE(start_alertmanager(work, "route: {receiver: 'null', group_wait: 1s}\nreceivers:\n  - name: 'null'\n",
+                                             &am_port, &am));
 
   ServerProcess server;
   ASSERT_TRUE(server.start_ready());
@@ -119,22 +126,14 @@ TEST(Alertmanager, RoutesFiringAndResolvedToItsReceiverInTheShapeLogsiftEmulates
   ASSERT_TRUE(behind_am.start());
   ASSERT_TRUE(direct.start());
   TempDir work("logsift-alertmanager-");
-  {
-    std::ofstream cfg(work.path() + "/alertmanager.yml");
-    cfg << "route:\n  receiver: hook\n  group_by: [alertname, cluster_id]\n  group_wait: 1s\n"
+  std::ostringstream cfg;
+  cfg << "route:\n  receiver: hook\n  group_by: [alertname, cluster_id]\n  group_wait: 1s\n"
            "  group_interval: 1s\n  repeat_interval: 1h\n"
            "receivers:\n  - name: hook\n    webhook_configs:\n      - url: '" << behind_am.url() << "'\n"
            "        send_resolved: true\n";
-  }
-  const int am_port = free_port();
-  ASSERT_GT(am_port, 0);
-  auto am = spawn_background({"/usr/bin/prometheus-alertmanager", "--config.file=" + work.path() + "/alertmanager.yml",
-                              "--storage.path=" + work.path() + "/data",
-                              "--web.listen-address=127.0.0.1:" + std::to_string(am_port),
-                              "--cluster.listen-address="});
-  ASSERT_GT(am.pid, 0) << am.error;
-  ASSERT_TRUE(wait_until([&] { return http_get(am_port, "/-/ready").status == 200; }, Millis(20000), Millis(100)))
-      << "alertmanager did not become ready";
+  int am_port = 0;
+  BackgroundProcess am;
+  ASSERT_NO_FATAL_FAILURE(start_alertmanager(work, cfg.str(), &am_port, &am));
 
   ServerProcess server;
   ASSERT_TRUE(server.start_ready());
