@@ -310,24 +310,16 @@ nlohmann::json Pipeline::stats() const {
   // Where the time went (process-wide counters, seconds summed over calls):
   // what `logsift cluster --stats` shows so a slow run can be explained.
   const Metrics& m = metrics();
-  auto hist = [](const Histogram& h) {
-    uint64_t n = 0;
-    for (const auto& b : h.buckets) n += b.load(std::memory_order_relaxed);
-    return nlohmann::json{{"calls", n}, {"seconds", double(h.sum_ns.load(std::memory_order_relaxed)) * 1e-9}};
+  auto timed = [](const Histogram& h) {
+    return nlohmann::json{{"calls", h.count()}, {"seconds", double(h.sum_ns.load(std::memory_order_relaxed)) * 1e-9}};
   };
-  static constexpr std::pair<Model, const char*> kModels[] = {{Model::kDenoiser, "denoiser"},
-                                                              {Model::kEncoder, "encoder"}};
-  for (const auto& [model, name] : kModels) {
-    auto f = hist(m.model_forward_seconds[static_cast<size_t>(model)]);
-    f["rows"] = m.model_batch_rows[static_cast<size_t>(model)].sum.load(std::memory_order_relaxed);
-    j["forward"][name] = f;
+  for (size_t i = 0; i < static_cast<size_t>(Model::kCount); ++i) {
+    auto f = timed(m.model_forward_seconds[i]);
+    f["rows"] = m.model_batch_rows[i].sum.load(std::memory_order_relaxed);
+    j["forward"][std::string(model_name(static_cast<Model>(i)))] = std::move(f);
   }
-  static constexpr std::pair<StageTimer, const char*> kStages[] = {{StageTimer::kAnalysis, "analysis"},
-                                                                   {StageTimer::kDenoise, "denoise"},
-                                                                   {StageTimer::kEmbed, "embed"},
-                                                                   {StageTimer::kState, "state"},
-                                                                   {StageTimer::kCommit, "commit"}};
-  for (const auto& [stage, name] : kStages) j["stage"][name] = hist(m.stage_seconds[static_cast<size_t>(stage)]);
+  for (auto t : {StageTimer::kAnalysis, StageTimer::kDenoise, StageTimer::kEmbed, StageTimer::kState, StageTimer::kCommit})
+    j["stage"][std::string(stage_timer_name(t))] = timed(m.stage_seconds[static_cast<size_t>(t)]);
   return j;
 }
 

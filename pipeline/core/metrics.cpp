@@ -1,12 +1,9 @@
 #include "pipeline/core/metrics.h"
 
-#include "pipeline/core/memory.h"
-
-#include <unistd.h>
-
 #include <chrono>
-#include <fstream>
 #include <sstream>
+
+#include "pipeline/core/memory.h"
 
 namespace logsift {
 
@@ -36,6 +33,22 @@ std::string_view reject_reason_name(Reject r) {
 int64_t mono_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
       .count();
+}
+
+namespace {
+constexpr std::string_view kStageTimerNames[] = {"analysis", "denoise", "embed", "state", "commit", "batch", "checkpoint"};
+static_assert(std::size(kStageTimerNames) == static_cast<size_t>(StageTimer::kCount));
+constexpr std::string_view kModelNames[] = {"denoiser", "encoder"};
+static_assert(std::size(kModelNames) == static_cast<size_t>(Model::kCount));
+}  // namespace
+
+std::string_view stage_timer_name(StageTimer t) { return kStageTimerNames[static_cast<size_t>(t)]; }
+std::string_view model_name(Model m) { return kModelNames[static_cast<size_t>(m)]; }
+
+uint64_t Histogram::count() const {
+  uint64_t n = 0;
+  for (const auto& b : buckets) n += b.load(std::memory_order_relaxed);
+  return n;
 }
 
 void Histogram::write(std::ostream& o, const std::string& name, const std::string& labels) const {
@@ -124,25 +137,25 @@ std::string Metrics::prometheus() const {
   o << "logsift_stage_queue_batches{stage=\"denoise\"} " << denoise_queue.get() << '\n';
   o << "logsift_stage_queue_batches{stage=\"embed\"} " << embed_queue.get() << '\n';
   o << "logsift_stage_queue_batches{stage=\"state\"} " << state_queue.get() << '\n';
-  static const char* kStages[] = {"analysis", "denoise", "embed", "state", "commit", "batch", "checkpoint"};
   o << "# HELP logsift_stage_duration_seconds Time per unit of work: a batch's analysis, a model stage's group,"
        " a state group, the catalog commit, a batch from admission to reply.\n"
        "# TYPE logsift_stage_duration_seconds histogram\n";
   for (size_t i = 0; i < stage_seconds.size(); ++i)
-    stage_seconds[i].write(o, "logsift_stage_duration_seconds", std::string("stage=\"") + kStages[i] + "\"");
+    stage_seconds[i].write(o, "logsift_stage_duration_seconds",
+                           "stage=\"" + std::string(stage_timer_name(static_cast<StageTimer>(i))) + "\"");
   o << "# HELP logsift_http_request_duration_seconds HTTP requests, read to reply.\n"
        "# TYPE logsift_http_request_duration_seconds histogram\n";
   http_inference_seconds.write(o, "logsift_http_request_duration_seconds", "route=\"inferences\"");
   http_other_seconds.write(o, "logsift_http_request_duration_seconds", "route=\"other\"");
-  static const char* kModels[] = {"model=\"denoiser\"", "model=\"encoder\""};
+  auto model_label = [](size_t i) { return "model=\"" + std::string(model_name(static_cast<Model>(i))) + "\""; };
   o << "# HELP logsift_model_forward_seconds One model forward call (a batch of rows).\n"
        "# TYPE logsift_model_forward_seconds histogram\n";
   for (size_t i = 0; i < model_forward_seconds.size(); ++i)
-    model_forward_seconds[i].write(o, "logsift_model_forward_seconds", kModels[i]);
+    model_forward_seconds[i].write(o, "logsift_model_forward_seconds", model_label(i));
   o << "# HELP logsift_model_batch_rows Rows in one model forward call (denoiser: token contexts; encoder: "
        "templates).\n# TYPE logsift_model_batch_rows histogram\n";
   for (size_t i = 0; i < model_batch_rows.size(); ++i)
-    model_batch_rows[i].write(o, "logsift_model_batch_rows", kModels[i]);
+    model_batch_rows[i].write(o, "logsift_model_batch_rows", model_label(i));
   o << "# HELP logsift_rejected_total Input rejected, by reason.\n# TYPE logsift_rejected_total counter\n";
   for (size_t i = 0; i < rejected.size(); ++i)
     o << "logsift_rejected_total{reason=\"" << reject_reason_name(static_cast<Reject>(i)) << "\"} "

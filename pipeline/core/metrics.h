@@ -39,6 +39,7 @@ struct Histogram {
     buckets[i].fetch_add(1, std::memory_order_relaxed);
     sum_ns.fetch_add(static_cast<uint64_t>(ns < 0 ? 0 : ns), std::memory_order_relaxed);
   }
+  uint64_t count() const;  // observations so far (all buckets)
   void write(std::ostream& o, const std::string& name, const std::string& labels) const;
 };
 
@@ -59,6 +60,7 @@ struct SizeHistogram {
 
 // Which model a forward ran (logsift_model_*{model=...}).
 enum class Model : int { kDenoiser, kEncoder, kCount };
+std::string_view model_name(Model m);  // "denoiser", "encoder"
 
 // Where a duration is measured (logsift_stage_duration_seconds{stage=...}).
 enum class StageTimer : int {
@@ -71,6 +73,7 @@ enum class StageTimer : int {
   kCheckpoint,   // a catalog WAL checkpoint pass (background thread)
   kCount
 };
+std::string_view stage_timer_name(StageTimer t);  // "analysis", ..., "checkpoint"
 
 // Why input was rejected (logsift_rejected_total{reason=...}).
 enum class Reject : int {

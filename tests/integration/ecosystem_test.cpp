@@ -151,7 +151,7 @@ TEST(Alertmanager, RoutesFiringAndResolvedToItsReceiverInTheShapeLogsiftEmulates
                          {{"service", "ledger"}}).status, 200);
 
   // Firing, then (2 s window, no more lines) resolved, from each path.
-  auto statuses = [](const WebhookReceiver& r) {
+  auto bodies = [](const WebhookReceiver& r) {
     std::vector<json> out;
     for (const auto& q : r.requests()) out.push_back(q.json_body());
     return out;
@@ -164,8 +164,8 @@ TEST(Alertmanager, RoutesFiringAndResolvedToItsReceiverInTheShapeLogsiftEmulates
   std::vector<json> via_am, direct_ps;
   const bool both = wait_until(
       [&] {
-        via_am = statuses(behind_am);
-        direct_ps = statuses(direct);
+        via_am = bodies(behind_am);
+        direct_ps = bodies(direct);
         return has(via_am, "firing") && has(via_am, "resolved") && has(direct_ps, "firing") &&
                has(direct_ps, "resolved");
       },
