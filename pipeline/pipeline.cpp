@@ -13,6 +13,7 @@
 #include "models/torch_runtime.h"
 #include "pipeline/core/mailbox.h"
 #include "pipeline/core/metrics.h"
+#include "pipeline/core/thread_name.h"
 #include "pipeline/core/time.h"
 #include "pipeline/stages/analyzer.h"
 #include "pipeline/stages/denoise_stage.h"
@@ -181,7 +182,11 @@ Pipeline::Pipeline(const Config& config, Catalog* catalog,
   if (s.denoise) s.denoise->start();
   s.embed->start();
   if (s.state) s.state->start();
-  for (int i = 0; i < config.analysis_threads; ++i) s.workers.emplace_back([&s] { s.worker(); });
+  for (int i = 0; i < config.analysis_threads; ++i)
+    s.workers.emplace_back([&s, i] {
+      set_thread_name("ls-analysis-" + std::to_string(i));
+      s.worker();
+    });
 }
 
 Pipeline::~Pipeline() { stop(); }

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "pipeline/core/metrics.h"
+#include "pipeline/core/thread_name.h"
 
 namespace logsift {
 
@@ -11,7 +12,10 @@ Stage::Stage(std::string name, size_t mailbox_capacity) : mailbox_(mailbox_capac
 Stage::~Stage() { stop(); }
 
 void Stage::start() {
-  thread_ = std::thread([this] { run(); });
+  thread_ = std::thread([this] {
+    set_thread_name("ls-" + name_);
+    run();
+  });
 }
 
 void Stage::stop() {

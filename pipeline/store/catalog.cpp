@@ -10,6 +10,7 @@
 
 #include "lsh/lsh.h"
 #include "pipeline/core/metrics.h"
+#include "pipeline/core/thread_name.h"
 #include "pipeline/store/sqlite.h"
 
 namespace logsift {
@@ -110,7 +111,10 @@ Catalog::Catalog(const std::string& data_dir, int max_examples) : max_examples_(
   // nothing (log and checkpointed frames -1), and the WAL grew without bound
   // (71 GB in a one-hour soak). Reading the journal mode opens the file.
   checkpointer_db_->exec("PRAGMA journal_mode=WAL");
-  checkpointer_ = std::thread([this] { checkpoint_loop(); });
+  checkpointer_ = std::thread([this] {
+    set_thread_name("ls-checkpoint");
+    checkpoint_loop();
+  });
 }
 
 Catalog::~Catalog() {

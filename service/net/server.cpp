@@ -14,6 +14,7 @@
 #include "pipeline/store/dir_lock.h"
 #include "pipeline/core/memory.h"
 #include "pipeline/core/metrics.h"
+#include "pipeline/core/thread_name.h"
 #include "pipeline/pipeline.h"
 #include "service/alerts/address_policy.h"
 #include "service/alerts/alert_router.h"
@@ -123,7 +124,11 @@ int run_server(const Config& config) {
   // Keeps the io threads alive while sessions only wait on pipeline callbacks.
   auto work = net::make_work_guard(ioc);
   std::vector<std::thread> threads;
-  for (int i = 0; i < config.io_threads; ++i) threads.emplace_back([&ioc] { ioc.run(); });
+  for (int i = 0; i < config.io_threads; ++i)
+    threads.emplace_back([&ioc, i] {
+      set_thread_name("ls-io-" + std::to_string(i));
+      ioc.run();
+    });
   // Printed whatever the log level: with port 0 it is how callers learn the ports.
   const std::string syslog_text =
       syslog_listener ? " syslog=" + endpoint_text(syslog_listener->local()) : std::string();

@@ -1,5 +1,6 @@
 // Mailboxes, stages, micro-batching and shutdown, with tiny test stages.
 #include <gtest/gtest.h>
+#include <pthread.h>
 
 #include <nlohmann/json.hpp>
 
@@ -126,6 +127,31 @@ TEST(Stage, ExceptionBecomesPerRecordErrorNotACrash) {
   auto r = out.get_future().get();
   st.stop();
   for (const auto& rec : r->records) EXPECT_NE(rec.error.find("kaput"), std::string::npos);
+}
+
+// Each stage's thread carries its name, so `top -H` and perf tell them apart.
+class NameRecordingStage final : public Stage {
+ public:
+  NameRecordingStage() : Stage("state", 4) {}
+  std::string seen;
+ protected:
+  void process(Batch&) override {
+    char name[16] = {};
+    pthread_getname_np(pthread_self(), name, sizeof name);
+    seen = name;
+  }
+};
+
+TEST(Stage, ItsThreadIsNamedAfterTheStage) {
+  NameRecordingStage st;
+  st.start();
+  std::promise<void> done;
+  auto b = batch_of(1);
+  b->on_done = [&](std::unique_ptr<Batch>) { done.set_value(); };
+  ASSERT_TRUE(st.push(b));
+  done.get_future().wait();
+  st.stop();
+  EXPECT_EQ(st.seen, "ls-state");
 }
 
 TEST(Pipeline, StopDrainsEverythingAccepted) {
