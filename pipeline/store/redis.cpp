@@ -1,0 +1,380 @@
+#include "pipeline/store/redis.h"
+
+#include <hiredis/hiredis.h>
+
+#include <array>
+#include <charconv>
+#include <optional>
+
+#include <boost/asio/connect.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/local/stream_protocol.hpp>
+#include <boost/asio/read.hpp>
+#include <boost/asio/ssl.hpp>
+#include <boost/asio/write.hpp>
+
+namespace logsift::redis {
+
+namespace net = boost::asio;
+namespace ssl = boost::asio::ssl;
+using tcp = net::ip::tcp;
+using error_code = boost::system::error_code;
+
+namespace {
+
+// The URL as errors show it: never the credentials.
+std::string without_credentials(std::string_view text) {
+  const size_t scheme_end = text.find("://");
+  const size_t at = text.rfind('@');
+  if (scheme_end == std::string_view::npos || at == std::string_view::npos || at < scheme_end) return std::string(text);
+  return std::string(text.substr(0, scheme_end + 3)) + "***@" + std::string(text.substr(at + 1));
+}
+
+[[noreturn]] void bad(std::string_view text, const std::string& why) {
+  throw std::invalid_argument("redis url \"" + without_credentials(text) + "\": " + why);
+}
+
+int hex_value(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+std::optional<std::string> percent_decode(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] != '%') {
+      out += s[i];
+      continue;
+    }
+    if (i + 2 >= s.size()) return std::nullopt;
+    const int hi = hex_value(s[i + 1]), lo = hex_value(s[i + 2]);
+    if (hi < 0 || lo < 0) return std::nullopt;
+    out += static_cast<char>(hi * 16 + lo);
+    i += 2;
+  }
+  return out;
+}
+
+std::optional<int> parse_int(std::string_view s, int lo, int hi) {
+  int v = 0;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (s.empty() || ec != std::errc() || p != s.data() + s.size() || v < lo || v > hi) return std::nullopt;
+  return v;
+}
+
+Reply convert(const redisReply* r) {
+  Reply out;
+  switch (r->type) {
+    case REDIS_REPLY_STRING: out.type = Reply::Type::kString; out.str.assign(r->str, r->len); break;
+    case REDIS_REPLY_STATUS: out.type = Reply::Type::kStatus; out.str.assign(r->str, r->len); break;
+    case REDIS_REPLY_ERROR: out.type = Reply::Type::kError; out.str.assign(r->str, r->len); break;
+    case REDIS_REPLY_INTEGER: out.type = Reply::Type::kInteger; out.integer = r->integer; break;
+    case REDIS_REPLY_ARRAY:
+      out.type = Reply::Type::kArray;
+      out.elements.reserve(r->elements);
+      for (size_t i = 0; i < r->elements; ++i) out.elements.push_back(convert(r->element[i]));
+      break;
+    default: out.type = Reply::Type::kNil; break;
+  }
+  return out;
+}
+
+}  // namespace
+
+Url parse_url(std::string_view text) {
+  Url u;
+  std::string_view rest;
+  if (text.rfind("redis://", 0) == 0) {
+    u.scheme = Url::Scheme::kTcp;
+    rest = text.substr(8);
+  } else if (text.rfind("rediss://", 0) == 0) {
+    u.scheme = Url::Scheme::kTls;
+    rest = text.substr(9);
+  } else if (text.rfind("unix://", 0) == 0) {
+    u.scheme = Url::Scheme::kUnix;
+    rest = text.substr(7);
+  } else {
+    bad(text, "the scheme must be redis://, rediss:// (TLS) or unix://");
+  }
+  // USER:PASSWORD@ before the host (or before the socket path).
+  size_t at = std::string_view::npos;
+  if (u.scheme == Url::Scheme::kUnix) {
+    if (!rest.empty() && rest[0] != '/') at = rest.find("@/");
+  } else {
+    at = rest.substr(0, rest.find('/')).rfind('@');
+  }
+  if (at != std::string_view::npos) {
+    std::string_view userinfo = rest.substr(0, at);
+    const size_t colon = userinfo.find(':');
+    if (colon == std::string_view::npos) bad(text, "credentials must be USER:PASSWORD@ or :PASSWORD@");
+    auto user = percent_decode(userinfo.substr(0, colon));
+    auto password = percent_decode(userinfo.substr(colon + 1));
+    if (!user || !password) bad(text, "bad percent-encoding in the credentials");
+    if (password->empty()) bad(text, "the password after ':' is empty");
+    u.user = *user;
+    u.password = *password;
+    rest.remove_prefix(at + 1);
+  }
+  if (u.scheme == Url::Scheme::kUnix) {
+    std::string_view path = rest.substr(0, rest.find('?'));
+    if (path.empty() || path[0] != '/') bad(text, "unix:// needs an absolute socket path");
+    u.socket_path = std::string(path);
+    if (path.size() < rest.size()) {
+      std::string_view query = rest.substr(path.size() + 1);
+      if (query.rfind("db=", 0) != 0) bad(text, "the only query parameter is db=N");
+      auto db = parse_int(query.substr(3), 0, 1 << 30);
+      if (!db) bad(text, "db must be a non-negative integer");
+      u.db = *db;
+    }
+    return u;
+  }
+  const std::string_view authority = rest.substr(0, rest.find('/'));
+  std::string_view hostport = authority;
+  if (hostport.empty()) bad(text, "no host");
+  std::string_view port_text;
+  if (hostport[0] == '[') {
+    const size_t close = hostport.find(']');
+    if (close == std::string_view::npos) bad(text, "unclosed '[' in the host");
+    u.host = std::string(hostport.substr(1, close - 1));
+    std::string_view after = hostport.substr(close + 1);
+    if (!after.empty()) {
+      if (after[0] != ':') bad(text, "expected ':PORT' after ']'");
+      port_text = after.substr(1);
+    }
+  } else {
+    const size_t colon = hostport.find(':');
+    u.host = std::string(hostport.substr(0, colon));
+    if (colon != std::string_view::npos) port_text = hostport.substr(colon + 1);
+  }
+  if (u.host.empty()) bad(text, "no host");
+  if (!port_text.empty() || hostport.back() == ':') {
+    auto port = parse_int(port_text, 1, 65535);
+    if (!port) bad(text, "the port must be 1-65535");
+    u.port = *port;
+  }
+  std::string_view path = rest.substr(authority.size());
+  if (!path.empty() && path != "/") {
+    auto db = parse_int(path.substr(1), 0, 1 << 30);
+    if (!db) bad(text, "the path must be /DB, a non-negative database number");
+    u.db = *db;
+  }
+  return u;
+}
+
+std::string Url::redacted() const {
+  std::string creds;
+  if (!password.empty()) creds = user + ":***@";
+  switch (scheme) {
+    case Scheme::kUnix: return "unix://" + creds + socket_path + (db > 0 ? "?db=" + std::to_string(db) : "");
+    case Scheme::kTls:
+    case Scheme::kTcp: {
+      const bool v6 = host.find(':') != std::string::npos;
+      return std::string(scheme == Scheme::kTls ? "rediss://" : "redis://") + creds + (v6 ? "[" + host + "]" : host) +
+             ":" + std::to_string(port) + (db > 0 ? "/" + std::to_string(db) : "");
+    }
+  }
+  return {};
+}
+
+struct Connection::Impl {
+  Url url;
+  Options opt;
+  net::io_context ioc;
+  std::optional<ssl::context> tls_ctx;
+  std::unique_ptr<tcp::socket> plain;
+  std::unique_ptr<ssl::stream<tcp::socket>> tls;
+  std::unique_ptr<net::local::stream_protocol::socket> local;
+  redisReader* reader = nullptr;
+  std::array<char, 64 * 1024> buf{};
+  std::chrono::steady_clock::time_point deadline;
+
+  Impl(Url u, Options o) : url(std::move(u)), opt(std::move(o)) {}
+  ~Impl() { close(); }
+
+  bool connected() const { return reader != nullptr; }
+
+  void close() {
+    error_code ignored;
+    if (tls) tls->lowest_layer().close(ignored);
+    if (plain) plain->close(ignored);
+    if (local) local->close(ignored);
+    // Cancelled handlers still hold references into these: let them run.
+    ioc.restart();
+    ioc.run();
+    tls.reset();
+    plain.reset();
+    local.reset();
+    if (reader) redisReaderFree(reader);
+    reader = nullptr;
+  }
+
+  [[noreturn]] void fail(const std::string& what) {
+    close();
+    throw Error("redis " + url.redacted() + ": " + what);
+  }
+
+  template <class F>
+  void with_stream(F&& f) {
+    if (tls) f(*tls);
+    else if (plain) f(*plain);
+    else f(*local);
+  }
+
+  // Runs the io_context until `done` is set or the round trip's deadline.
+  void run_until(const bool& done, const char* what) {
+    const auto left = deadline - std::chrono::steady_clock::now();
+    if (left > std::chrono::steady_clock::duration::zero()) {
+      ioc.restart();
+      ioc.run_for(left);
+    }
+    if (!done) fail(std::string(what) + " timed out after " + std::to_string(opt.timeout.count()) + " ms");
+  }
+
+  void connect() {
+    deadline = std::chrono::steady_clock::now() + opt.timeout;
+    error_code ec;
+    bool done = false;
+    if (url.scheme == Url::Scheme::kUnix) {
+      local = std::make_unique<net::local::stream_protocol::socket>(ioc);
+      local->async_connect(net::local::stream_protocol::endpoint(url.socket_path), [&](error_code e) {
+        ec = e;
+        done = true;
+      });
+      run_until(done, "connect");
+      if (ec) fail("connect: " + ec.message());
+    } else {
+      tcp::resolver resolver(ioc);
+      tcp::resolver::results_type endpoints;
+      resolver.async_resolve(url.host, std::to_string(url.port), [&](error_code e, tcp::resolver::results_type r) {
+        ec = e;
+        endpoints = std::move(r);
+        done = true;
+      });
+      run_until(done, "resolve");
+      if (ec) fail("resolve: " + ec.message());
+      tcp::socket* sock = nullptr;
+      if (url.scheme == Url::Scheme::kTls) {
+        if (!tls_ctx) {
+          tls_ctx.emplace(ssl::context::tls_client);
+          tls_ctx->set_verify_mode(ssl::verify_peer);
+          if (opt.tls_ca_file.empty()) tls_ctx->set_default_verify_paths();
+          else tls_ctx->load_verify_file(opt.tls_ca_file);
+        }
+        tls = std::make_unique<ssl::stream<tcp::socket>>(ioc, *tls_ctx);
+        tls->set_verify_callback(ssl::host_name_verification(url.host));
+        error_code addr_ec;
+        net::ip::make_address(url.host, addr_ec);
+        if (addr_ec) SSL_set_tlsext_host_name(tls->native_handle(), url.host.c_str());  // SNI for names only
+        sock = &tls->next_layer();
+      } else {
+        plain = std::make_unique<tcp::socket>(ioc);
+        sock = plain.get();
+      }
+      done = false;
+      net::async_connect(*sock, endpoints, [&](error_code e, const tcp::endpoint&) {
+        ec = e;
+        done = true;
+      });
+      run_until(done, "connect");
+      if (ec) fail("connect: " + ec.message());
+      sock->set_option(tcp::no_delay(true), ec);
+      if (tls) {
+        done = false;
+        tls->async_handshake(ssl::stream_base::client, [&](error_code e) {
+          ec = e;
+          done = true;
+        });
+        run_until(done, "TLS handshake");
+        if (ec) fail("TLS handshake: " + ec.message());
+      }
+    }
+    reader = redisReaderCreate();
+    if (!reader) fail("out of memory");
+    std::vector<std::vector<std::string>> hello;
+    if (!url.password.empty()) {
+      if (url.user.empty()) hello.push_back({"AUTH", url.password});
+      else hello.push_back({"AUTH", url.user, url.password});
+    }
+    if (url.db > 0) hello.push_back({"SELECT", std::to_string(url.db)});
+    if (!hello.empty()) {
+      auto replies = exchange(hello);
+      for (size_t i = 0; i < replies.size(); ++i)
+        if (replies[i].is_error()) fail(std::string(hello[i][0] == "AUTH" ? "AUTH" : "SELECT") + ": " + replies[i].str);
+    }
+  }
+
+  std::vector<Reply> exchange(const std::vector<std::vector<std::string>>& commands) {
+    std::string out;
+    std::vector<const char*> argv;
+    std::vector<size_t> lens;
+    for (const auto& cmd : commands) {
+      argv.clear();
+      lens.clear();
+      for (const auto& a : cmd) {
+        argv.push_back(a.data());
+        lens.push_back(a.size());
+      }
+      char* formatted = nullptr;
+      const int n = redisFormatCommandArgv(&formatted, static_cast<int>(argv.size()), argv.data(), lens.data());
+      if (n < 0) fail("could not format a command");
+      out.append(formatted, static_cast<size_t>(n));
+      redisFreeCommand(formatted);
+    }
+    deadline = std::chrono::steady_clock::now() + opt.timeout;
+    error_code ec;
+    bool done = false;
+    with_stream([&](auto& s) {
+      net::async_write(s, net::buffer(out), [&](error_code e, size_t) {
+        ec = e;
+        done = true;
+      });
+    });
+    run_until(done, "write");
+    if (ec) fail("write: " + ec.message());
+    std::vector<Reply> replies;
+    replies.reserve(commands.size());
+    while (replies.size() < commands.size()) {
+      void* r = nullptr;
+      if (redisReaderGetReply(reader, &r) != REDIS_OK) fail(std::string("protocol error: ") + reader->errstr);
+      if (r) {
+        replies.push_back(convert(static_cast<redisReply*>(r)));
+        freeReplyObject(r);
+        continue;
+      }
+      size_t got = 0;
+      done = false;
+      with_stream([&](auto& s) {
+        s.async_read_some(net::buffer(buf), [&](error_code e, size_t n) {
+          ec = e;
+          got = n;
+          done = true;
+        });
+      });
+      run_until(done, "read");
+      if (ec) fail("read: " + (ec == net::error::eof ? std::string("connection closed by the server") : ec.message()));
+      if (redisReaderFeed(reader, buf.data(), got) != REDIS_OK) fail(std::string("protocol error: ") + reader->errstr);
+    }
+    return replies;
+  }
+};
+
+Connection::Connection(Url url, Options options) : impl_(std::make_unique<Impl>(std::move(url), std::move(options))) {}
+Connection::~Connection() = default;
+
+std::vector<Reply> Connection::pipeline(const std::vector<std::vector<std::string>>& commands) {
+  if (commands.empty()) return {};
+  if (!impl_->connected()) impl_->connect();
+  return impl_->exchange(commands);
+}
+
+Reply Connection::command(const std::vector<std::string>& args) { return std::move(pipeline({args}).front()); }
+
+bool Connection::connected() const { return impl_->connected(); }
+void Connection::close() { impl_->close(); }
+const Url& Connection::url() const { return impl_->url; }
+
+}  // namespace logsift::redis

@@ -1,0 +1,89 @@
+#pragma once
+// A synchronous Redis connection for the shared store (issue 14).
+//
+// hiredis does the protocol: commands are formatted by redisFormatCommandArgv
+// and replies parsed by its redisReader, so no RESP is written here. The bytes
+// travel over Boost.Asio (TCP, TLS through OpenSSL, or a unix socket): Debian
+// 12's hiredis is 0.14, which has no TLS of its own, and one transport keeps
+// every operation under the same timeout.
+//
+// Not thread-safe: one owner (a store's writer thread, say) per Connection.
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace logsift::redis {
+
+struct Url {
+  enum class Scheme { kTcp, kTls, kUnix };
+  Scheme scheme = Scheme::kTcp;
+  std::string host = "127.0.0.1";  // kTcp / kTls
+  int port = 6379;
+  std::string socket_path;  // kUnix
+  std::string user;         // ACL user; empty: AUTH with the password only (the "default" user)
+  std::string password;     // empty: no AUTH
+  int db = 0;               // SELECT after connecting when > 0
+
+  // The URL with the password replaced by "***": what logs and errors show.
+  std::string redacted() const;
+};
+
+// redis://[[USER]:PASSWORD@]HOST[:PORT][/DB]
+// rediss://... (TLS)
+// unix://[[USER]:PASSWORD@]/PATH/TO/SOCKET[?db=DB]
+// USER and PASSWORD may be percent-encoded; an IPv6 HOST goes in brackets.
+// Throws std::invalid_argument saying what is wrong.
+Url parse_url(std::string_view text);
+
+// One reply, copied out of hiredis's reply tree.
+struct Reply {
+  enum class Type { kNil, kInteger, kString, kStatus, kError, kArray };
+  Type type = Type::kNil;
+  int64_t integer = 0;
+  std::string str;  // kString, kStatus, kError
+  std::vector<Reply> elements;
+
+  bool is_error() const { return type == Type::kError; }
+  bool is_nil() const { return type == Type::kNil; }
+};
+
+// The connection failed, broke or timed out. A command in flight may or may
+// not have run. The connection is closed; the next call connects again.
+class Error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct Options {
+  std::chrono::milliseconds timeout{2000};  // each connect / round trip
+  std::string tls_ca_file;                  // rediss://: CA bundle; empty: the system's
+};
+
+class Connection {
+ public:
+  Connection(Url url, Options options);
+  ~Connection();
+  Connection(const Connection&) = delete;
+  Connection& operator=(const Connection&) = delete;
+
+  // Sends every command in one write and reads all their replies: one round
+  // trip (pipelining). A Redis error reply is a Reply of type kError, not an
+  // exception; a connection failure or timeout throws Error.
+  std::vector<Reply> pipeline(const std::vector<std::vector<std::string>>& commands);
+  Reply command(const std::vector<std::string>& args);
+
+  bool connected() const;
+  void close();
+  const Url& url() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace logsift::redis
