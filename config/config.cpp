@@ -1,6 +1,7 @@
 #include "config/config.h"
 
 #include "config/cidr.h"
+#include "pipeline/store/redis.h"
 
 #include <algorithm>
 #include <cctype>
@@ -110,7 +111,8 @@ json get_premask(const Config& c) {
 const std::vector<KeyDesc>& key_table() {
   static const std::vector<KeyDesc> table = {
       LS_STR(http_host), LS_INT(http_port), LS_STR(tcp_host), LS_INT(tcp_port), LS_BOOL(structured_messages), LS_STR(message_keys), LS_BOOL(structured_keep_caller), LS_STR(syslog_host), LS_INT(syslog_port), LS_INT(io_threads),
-      LS_STR(data_dir), LS_INT(max_http_connections), LS_INT(max_tcp_connections), LS_INT(max_body_bytes), LS_INT(max_header_bytes),
+      LS_STR(data_dir), LS_STR(store), LS_STR(redis_url), LS_STR(redis_key_prefix), LS_INT(redis_timeout_ms),
+      LS_STR(redis_tls_ca_file), LS_INT(max_http_connections), LS_INT(max_tcp_connections), LS_INT(max_body_bytes), LS_INT(max_header_bytes),
       LS_INT(max_line_bytes), LS_INT(max_lines_per_request), LS_INT(http_idle_timeout_ms),
       LS_INT(tcp_idle_timeout_ms), LS_BOOL(tcp_replies), LS_INT(tcp_max_inflight_batches), LS_INT(tcp_max_write_queue_bytes),
       LS_INT(max_labels), LS_INT(shutdown_grace_ms), LS_INT(memory_trim_interval_ms), LS_INT(mailbox_capacity), LS_INT(max_inflight_lines),
@@ -254,6 +256,16 @@ void Config::validate() const {
   if (tcp_host.empty()) throw ConfigError("tcp_host", "must not be empty");
   require_range("io_threads", io_threads, 1, 64);
   if (data_dir.empty()) throw ConfigError("data_dir", "must not be empty");
+  if (store != "sqlite" && store != "redis") throw ConfigError("store", "must be \"sqlite\" or \"redis\"");
+  if (store == "redis") {
+    try {
+      redis::parse_url(redis_url);
+    } catch (const std::invalid_argument& e) {
+      throw ConfigError("redis_url", e.what());
+    }
+  }
+  if (redis_key_prefix.size() > 256) throw ConfigError("redis_key_prefix", "at most 256 bytes");
+  require_range("redis_timeout_ms", redis_timeout_ms, 1, 600000);
   require_range("max_http_connections", max_http_connections, 1, 1000000);
   require_range("max_tcp_connections", max_tcp_connections, 1, 1000000);
   require_range("max_body_bytes", max_body_bytes, 1024, int64_t{1} << 32);
@@ -362,6 +374,13 @@ json Config::to_json() const {
   for (const auto& k : key_table()) {
     j[k.name] = k.get(*this);
     if (is_secret_key(k.name) && !j[k.name].get<std::string>().empty()) j[k.name] = "<set>";
+    if (k.name == std::string_view("redis_url")) {
+      try {
+        j[k.name] = redis::parse_url(redis_url).redacted();
+      } catch (const std::invalid_argument&) {
+        if (redis_url.find('@') != std::string::npos) j[k.name] = "<set, invalid>";
+      }
+    }
   }
   return j;
 }

@@ -58,6 +58,14 @@ struct Config {
   int syslog_port = 0;  // -1: no syslog listener
   int io_threads = 0;
   std::string data_dir;
+  // Where clusters, counts and examples live: "sqlite" (embedded, under
+  // data_dir) or "redis" (one catalog shared by replicas, at redis_url;
+  // pipeline/store/redis_catalog.h).
+  std::string store;
+  std::string redis_url;  // may carry a password: to_json() prints it without
+  std::string redis_key_prefix;
+  int redis_timeout_ms = 0;
+  std::string redis_tls_ca_file;
 
   int max_http_connections = 0;
   int max_tcp_connections = 0;

@@ -39,7 +39,7 @@ json cluster_row(Stmt& q) {
 
 }  // namespace
 
-Catalog::Catalog(const std::string& data_dir, int max_examples) : max_examples_(max_examples) {
+SqliteCatalog::SqliteCatalog(const std::string& data_dir, int max_examples) : max_examples_(max_examples) {
   std::error_code ec;
   std::filesystem::create_directories(data_dir, ec);
   if (ec) throw std::runtime_error("catalog: cannot create data_dir " + data_dir + ": " + ec.message());
@@ -101,7 +101,7 @@ Catalog::Catalog(const std::string& data_dir, int max_examples) : max_examples_(
       writer_->get(),
       [](void* self, sqlite3*, const char*, int frames) {
         constexpr int kRestartFrames = 4096;  // 16 MB of 4 KB pages
-        if (frames >= kRestartFrames) static_cast<Catalog*>(self)->restart_wal_.store(true, std::memory_order_relaxed);
+        if (frames >= kRestartFrames) static_cast<SqliteCatalog*>(self)->restart_wal_.store(true, std::memory_order_relaxed);
         return SQLITE_OK;
       },
       this);
@@ -117,7 +117,7 @@ Catalog::Catalog(const std::string& data_dir, int max_examples) : max_examples_(
   });
 }
 
-Catalog::~Catalog() {
+SqliteCatalog::~SqliteCatalog() {
   {
     std::lock_guard lock(checkpoint_mu_);
     stopping_ = true;
@@ -126,7 +126,7 @@ Catalog::~Catalog() {
   if (checkpointer_.joinable()) checkpointer_.join();
 }
 
-void Catalog::checkpoint_loop() {
+void SqliteCatalog::checkpoint_loop() {
   // Every 50 ms: the writer's RESTART (past 4096 frames) then finds the WAL
   // already copied and only starts it over. At 500 ms it had up to 16 MB left
   // to copy and fsync on the state thread: a 10-50 ms stall about every 0.6 s
@@ -150,7 +150,7 @@ void Catalog::checkpoint_loop() {
   }
 }
 
-std::vector<bool> Catalog::apply(const std::vector<ClusterUpdate>& updates) {
+std::vector<bool> SqliteCatalog::apply(const std::vector<ClusterUpdate>& updates) {
   std::vector<bool> is_new(updates.size(), false);
   if (updates.empty()) return is_new;
   Stmt& upsert = *upsert_;
@@ -199,7 +199,7 @@ std::vector<bool> Catalog::apply(const std::vector<ClusterUpdate>& updates) {
   return is_new;
 }
 
-void Catalog::mark_alerted(const std::vector<uint64_t>& ids) {
+void SqliteCatalog::mark_alerted(const std::vector<uint64_t>& ids) {
   if (ids.empty()) return;
   Stmt u(*writer_, "UPDATE clusters SET alert_pending = 0 WHERE cluster_id = ?1");
   tx_->begin();
@@ -216,7 +216,7 @@ void Catalog::mark_alerted(const std::vector<uint64_t>& ids) {
   }
 }
 
-std::vector<PendingNewCluster> Catalog::pending_new_clusters() {
+std::vector<PendingNewCluster> SqliteCatalog::pending_new_clusters() {
   std::vector<PendingNewCluster> out;
   Stmt q(*writer_,
          "SELECT c.cluster_id, c.template, c.first_seen_ms, e.text, e.labels FROM clusters c"
@@ -236,7 +236,9 @@ std::vector<PendingNewCluster> Catalog::pending_new_clusters() {
   return out;
 }
 
-json Catalog::list(int64_t limit, int64_t offset, const std::string& sort, const std::string& q,
+json Catalog::list(int64_t limit, int64_t offset) { return list(limit, offset, "count", ""); }
+
+json SqliteCatalog::list(int64_t limit, int64_t offset, const std::string& sort, const std::string& q,
                    const std::pair<std::string, std::string>& label) {
   const char* order = sort == "last_seen"    ? " ORDER BY last_seen_ms DESC, cluster_id"
                       : sort == "first_seen" ? " ORDER BY first_seen_ms DESC, cluster_id"
@@ -268,7 +270,7 @@ json Catalog::list(int64_t limit, int64_t offset, const std::string& sort, const
   return out;
 }
 
-std::vector<uint64_t> Catalog::with_label(const std::string& key, const std::string& value) {
+std::vector<uint64_t> SqliteCatalog::with_label(const std::string& key, const std::string& value) {
   std::lock_guard lock(reader_mu_);
   std::vector<uint64_t> out;
   sqlite::Transaction tx(*reader_, /*immediate=*/false);
@@ -280,7 +282,7 @@ std::vector<uint64_t> Catalog::with_label(const std::string& key, const std::str
   return out;
 }
 
-std::vector<json> Catalog::rows(const std::vector<uint64_t>& ids) {
+std::vector<json> SqliteCatalog::rows(const std::vector<uint64_t>& ids) {
   std::lock_guard lock(reader_mu_);
   std::vector<json> out;
   sqlite::Transaction tx(*reader_, /*immediate=*/false);
@@ -296,23 +298,7 @@ std::vector<json> Catalog::rows(const std::vector<uint64_t>& ids) {
   return out;
 }
 
-json Catalog::list(int64_t limit, int64_t offset) {
-  std::lock_guard lock(reader_mu_);
-  json out = {{"clusters", json::array()}, {"limit", limit}, {"offset", offset}};
-  sqlite::Transaction tx(*reader_, /*immediate=*/false);  // one snapshot for the page and the total
-  Stmt q(*reader_,
-         "SELECT cluster_id, template_id, template, count, first_seen_ms, last_seen_ms FROM clusters"
-         " ORDER BY count DESC, cluster_id LIMIT ?1 OFFSET ?2");
-  q.bind(1, limit).bind(2, offset);
-  while (q.step()) out["clusters"].push_back(cluster_row(q));
-  Stmt t(*reader_, "SELECT count(*) FROM clusters");
-  t.step();
-  out["total"] = t.col_int(0);
-  tx.commit();
-  return out;
-}
-
-std::optional<json> Catalog::get(uint64_t cluster_id) {
+std::optional<json> SqliteCatalog::get(uint64_t cluster_id) {
   std::lock_guard lock(reader_mu_);
   sqlite::Transaction tx(*reader_, /*immediate=*/false);
   std::optional<json> out;
@@ -335,7 +321,7 @@ std::optional<json> Catalog::get(uint64_t cluster_id) {
   return out;
 }
 
-void Catalog::checkpoint() {
+void SqliteCatalog::checkpoint() {
   sqlite3_wal_checkpoint_v2(writer_->get(), nullptr, SQLITE_CHECKPOINT_TRUNCATE, nullptr, nullptr);
 }
 

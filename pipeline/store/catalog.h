@@ -1,7 +1,9 @@
 // The cluster catalog: cluster_id -> template, count, first/last seen, example
-// lines with their labels. Embedded default: SQLite in WAL mode under the data
-// directory. One writer (the catalog stage's thread) and any number of readers
-// (HTTP handlers) at once; WAL lets readers proceed while a batch commits.
+// lines with their labels. Two stores implement it: SqliteCatalog (the
+// embedded default: SQLite in WAL mode under the data directory) and
+// RedisCatalog (store: redis, shared by replicas; pipeline/store/redis_catalog.h).
+// One writer (the state stage's thread) and any number of readers (HTTP
+// handlers) at once.
 #pragma once
 
 #include <atomic>
@@ -48,40 +50,54 @@ struct PendingNewCluster {
 
 class Catalog {
  public:
-  // Creates data_dir and the database if needed. Throws std::runtime_error.
-  Catalog(const std::string& data_dir, int max_examples);
-  ~Catalog();
-  Catalog(const Catalog&) = delete;
-  Catalog& operator=(const Catalog&) = delete;
+  virtual ~Catalog() = default;
 
-  // Applies all updates in one transaction; result[i] = cluster i is new.
-  // Writer thread only. Throws std::runtime_error on a database error (the
-  // transaction is rolled back).
-  std::vector<bool> apply(const std::vector<ClusterUpdate>& updates);
+  // Adds counts, first/last seen and examples (the first max_examples lines of
+  // a cluster's life); returns, per update, whether this call created the
+  // cluster (exactly one writer sees true for a cluster, also across
+  // replicas sharing a store). A new cluster stays alert-pending until
+  // mark_alerted. Throws on a store failure (nothing of the batch counted).
+  virtual std::vector<bool> apply(const std::vector<ClusterUpdate>& updates) = 0;
 
-  // Thread-safe reads. {"clusters": [...], "total": N}, by count descending.
-  nlohmann::json list(int64_t limit, int64_t offset);
-  // sort: "count" (default), "last_seen" or "first_seen", newest/highest
-  // first; q: case-insensitive substring of the template ("" = all).
-  // label: {key, value} keeps clusters with an example line carrying that
-  // label (the examples are the first catalog_examples lines); empty key = any.
+  // {"clusters": [rows], "total", "limit", "offset"}; sort: "count" (default),
+  // "last_seen" or "first_seen", descending; q: case-insensitive substring of
+  // the template; label: only clusters with an example carrying key=value.
+  virtual nlohmann::json list(int64_t limit, int64_t offset, const std::string& sort, const std::string& q,
+                              const std::pair<std::string, std::string>& label = {}) = 0;
+  nlohmann::json list(int64_t limit, int64_t offset);  // by count
+  // New clusters whose alerts are not yet in the outbox (a crash in between).
+  virtual std::vector<PendingNewCluster> pending_new_clusters() = 0;
+  virtual void mark_alerted(const std::vector<uint64_t>& ids) = 0;
+  virtual std::vector<uint64_t> with_label(const std::string& key, const std::string& value) = 0;
+  virtual int64_t size() const = 0;  // clusters
+  virtual std::vector<nlohmann::json> rows(const std::vector<uint64_t>& ids) = 0;
+  // A row plus its "examples".
+  virtual std::optional<nlohmann::json> get(uint64_t cluster_id) = 0;
+  // On shutdown: make what was written compact and durable.
+  virtual void checkpoint() {}
+  // For logs: the file, or the Redis URL without its password.
+  virtual std::string describe() const = 0;
+};
+
+class SqliteCatalog final : public Catalog {
+ public:
+  SqliteCatalog(const std::string& data_dir, int max_examples);
+  ~SqliteCatalog() override;
+  SqliteCatalog(const SqliteCatalog&) = delete;
+  SqliteCatalog& operator=(const SqliteCatalog&) = delete;
+
+  using Catalog::list;
+  std::vector<bool> apply(const std::vector<ClusterUpdate>& updates) override;
   nlohmann::json list(int64_t limit, int64_t offset, const std::string& sort, const std::string& q,
-                      const std::pair<std::string, std::string>& label = {});
-  // Clusters whose new_cluster alerts are not known to be in the outbox yet
-  // (created, then the process stopped before the alert sink returned), and
-  // marking them done. Writer side: call from the thread that applies
-  // batches, or before any batch flows (startup).
-  std::vector<PendingNewCluster> pending_new_clusters();
-  void mark_alerted(const std::vector<uint64_t>& ids);
-  // Ids of the clusters with an example line carrying label key=value.
-  std::vector<uint64_t> with_label(const std::string& key, const std::string& value);
-  // Clusters in the catalog (counted at open, then by apply()): for /metrics.
-  int64_t size() const { return clusters_.load(std::memory_order_relaxed); }
-  // The cluster rows (no examples) of these ids that exist, in the same order.
-  std::vector<nlohmann::json> rows(const std::vector<uint64_t>& ids);
-  std::optional<nlohmann::json> get(uint64_t cluster_id);
-  // Checkpoints the WAL and truncates it (called at shutdown).
-  void checkpoint();
+                      const std::pair<std::string, std::string>& label = {}) override;
+  std::vector<PendingNewCluster> pending_new_clusters() override;
+  void mark_alerted(const std::vector<uint64_t>& ids) override;
+  std::vector<uint64_t> with_label(const std::string& key, const std::string& value) override;
+  int64_t size() const override { return clusters_.load(std::memory_order_relaxed); }
+  std::vector<nlohmann::json> rows(const std::vector<uint64_t>& ids) override;
+  std::optional<nlohmann::json> get(uint64_t cluster_id) override;
+  void checkpoint() override;
+  std::string describe() const override { return path_; }
   const std::string& path() const { return path_; }
 
  private:
@@ -91,10 +107,6 @@ class Catalog {
   std::unique_ptr<sqlite::Stmt> upsert_, example_;  // prepared once, reused by apply()
   std::unique_ptr<sqlite::PreparedTransactions> tx_;
   std::mutex reader_mu_;
-  // WAL checkpoints run here, not inside a commit: SQLite's automatic
-  // checkpoint (every 1000 pages, fsync included) would stall the writer and
-  // every reply waiting on it for milliseconds. Only when the WAL passes its
-  // bound does the writer run one short RESTART checkpoint (see apply()).
   void checkpoint_loop();
   std::unique_ptr<sqlite::Db> checkpointer_db_;
   std::thread checkpointer_;
@@ -104,6 +116,5 @@ class Catalog {
   std::atomic<bool> restart_wal_{false};  // set by the WAL hook, done by the writer after its commit
   std::atomic<int64_t> clusters_{0};
 };
-
 
 }  // namespace logsift

@@ -12,6 +12,7 @@
 
 #include "pipeline/store/catalog.h"
 #include "pipeline/store/dir_lock.h"
+#include "pipeline/store/redis_catalog.h"
 #include "pipeline/core/memory.h"
 #include "pipeline/core/metrics.h"
 #include "pipeline/core/thread_name.h"
@@ -59,7 +60,13 @@ int run_server(const Config& config) {
   std::unique_ptr<Pipeline> pipeline;
   try {
     dir_lock = std::make_unique<DataDirLock>(config.data_dir);
-    catalog = std::make_unique<Catalog>(config.data_dir, config.catalog_examples);
+    if (config.store == "redis")
+      catalog = std::make_unique<RedisCatalog>(
+          redis::parse_url(config.redis_url),
+          redis::Options{std::chrono::milliseconds(config.redis_timeout_ms), config.redis_tls_ca_file},
+          config.redis_key_prefix, config.catalog_examples);
+    else
+      catalog = std::make_unique<SqliteCatalog>(config.data_dir, config.catalog_examples);
     alert_store = std::make_unique<AlertStore>(config.data_dir);
     router = std::make_unique<AlertRouter>(*alert_store, config, address_policy);
     pipeline = std::make_unique<Pipeline>(config, catalog.get(), [r = router.get()](auto&& events) {

@@ -77,6 +77,37 @@ TEST(Config, ValidationNamesTheBadKey) {
             "premask[0].regex");
 }
 
+TEST(Config, RedisStoreNeedsAValidUrlAndNeverShowsItsPassword) {
+  Config c = Config::defaults();
+  EXPECT_EQ(c.store, "sqlite");
+  c.validate();  // the default redis_url is not used by the sqlite store
+  auto invalid = [](const std::string& key, const std::string& value) {
+    Config d = Config::defaults();
+    d.apply_string("store", "redis");
+    d.apply_string(key, value);
+    try {
+      d.validate();
+    } catch (const ConfigError& e) {
+      return e.key + ": " + e.what();
+    }
+    return std::string("<no error>");
+  };
+  EXPECT_EQ(invalid("store", "mongo").rfind("store: ", 0), 0u);
+  const std::string bad_url = invalid("redis_url", "redis://ops:hunter2hunter2@cache:99999");
+  EXPECT_EQ(bad_url.rfind("redis_url: ", 0), 0u) << bad_url;
+  EXPECT_EQ(bad_url.find("hunter2"), std::string::npos) << bad_url;
+  EXPECT_EQ(invalid("redis_url", "http://cache").rfind("redis_url: ", 0), 0u);
+  EXPECT_EQ(invalid("redis_timeout_ms", "0").rfind("redis_timeout_ms: ", 0), 0u);
+  EXPECT_EQ(invalid("redis_url", "rediss://ops:hunter2hunter2@cache.internal:6380/1"), "<no error>");
+
+  c.apply_string("store", "redis");
+  c.apply_string("redis_url", "rediss://ops:hunter2hunter2@cache.internal:6380/1");
+  c.validate();
+  const std::string shown = c.to_json().dump();
+  EXPECT_EQ(shown.find("hunter2"), std::string::npos) << shown;
+  EXPECT_EQ(c.to_json()["redis_url"], "rediss://ops:***@cache.internal:6380/1");
+}
+
 TEST(Config, FileWithCommentsOverlaysDefaults) {
   std::string path = ::testing::TempDir() + "/logsift_test_config.jsonc";
   {

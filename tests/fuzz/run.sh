@@ -29,7 +29,7 @@ build() {  # NAME SOURCES... -- LIBS...
   local name=$1; shift
   # Rebuilt when run.sh or any parser/pipeline-core/config source is newer than the binary.
   if [[ -x "$out/$name" && -z "${FUZZ_REBUILD:-}" && "$out/$name" -nt "$here/run.sh" ]] &&
-     [[ -z "$(find "$root/service/net" "$root/service/api" "$root/service/alerts" "$root/pipeline/core" "$root/config" "$here" \
+     [[ -z "$(find "$root/service/net" "$root/service/api" "$root/service/alerts" "$root/pipeline/core" "$root/pipeline/store" "$root/config" "$here" \
                 -newer "$out/$name" \( -name '*.cpp' -o -name '*.h' -o -name '*.proto' -o -name '*.jsonc' \) -print -quit)" ]]; then
     return 0
   fi
@@ -39,7 +39,7 @@ build() {  # NAME SOURCES... -- LIBS...
 # The embedded default config, generated as CMake does (cmake/default_config.cmake).
 cmake -DIN="$root/config/logsift.jsonc" -DTEMPLATE="$root/config/default_config.cpp.in" \
   -DOUT="$out/gen/default_config.cpp" -P "$root/cmake/default_config.cmake"
-config=("$root/config/config.cpp" "$root/config/cidr.cpp" "$root/pipeline/core/time.cpp" "$out/gen/default_config.cpp")
+config=("$root/config/config.cpp" "$root/config/cidr.cpp" "$root/pipeline/store/redis_url.cpp" "$root/pipeline/core/time.cpp" "$out/gen/default_config.cpp")
 build fuzz_syslog "$here/fuzz_syslog.cpp" "$root/service/net/syslog.cpp" "${common[@]}" -lre2
 build fuzz_structured "$here/fuzz_structured.cpp" "$root/pipeline/core/params.cpp" "${common[@]}" -lre2
 build fuzz_ingest "$here/fuzz_ingest.cpp" "$root/service/api/loki.cpp" "$root/service/api/otlp.cpp" \
@@ -48,9 +48,10 @@ build fuzz_ingest "$here/fuzz_ingest.cpp" "$root/service/api/loki.cpp" "$root/se
 build fuzz_envelope "$here/fuzz_envelope.cpp" "${common[@]}" "${config[@]}" -lre2
 build fuzz_webhook "$here/fuzz_webhook.cpp" "$root/service/alerts/webhook_url.cpp" "$root/pipeline/core/time.cpp" -lre2
 build fuzz_config "$here/fuzz_config.cpp" "${config[@]}" -lre2
+build fuzz_redis_url "$here/fuzz_redis_url.cpp" "$root/pipeline/store/redis_url.cpp"
 
 status=0
-for t in ${FUZZ_TARGETS:-fuzz_syslog fuzz_structured fuzz_ingest fuzz_envelope fuzz_webhook fuzz_config}; do
+for t in ${FUZZ_TARGETS:-fuzz_syslog fuzz_structured fuzz_ingest fuzz_envelope fuzz_webhook fuzz_config fuzz_redis_url}; do
   work="$out/corpus-$t"
   mkdir -p "$work"
   cp -n "$here/corpus/$t"/* "$work/" 2>/dev/null || true

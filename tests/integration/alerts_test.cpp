@@ -68,44 +68,6 @@ class LogTailOnFailure {
 // ---------------------------------------------------------------------------
 // Input lines
 
-// 64 plain words; lines are 4..8 distinct words picked by splitmix64 so that
-// every line is its own cluster (bench/alert_latency.py uses the same scheme).
-const std::vector<std::string>& words() {
-  static const std::vector<std::string> w = {
-      "alpha",     "bravo",     "charlie",  "delta",      "echo",      "foxtrot", "golf",
-      "hotel",     "india",     "juliet",   "kilo",       "lima",      "mike",    "november",
-      "oscar",     "papa",      "quebec",   "romeo",      "sierra",    "tango",   "uniform",
-      "victor",    "whiskey",   "xray",     "yankee",     "zulu",      "cache",   "queue",
-      "socket",    "worker",    "shard",    "ledger",     "router",    "scheduler", "indexer",
-      "mailer",    "gateway",   "balancer", "resolver",   "compactor", "replicator", "watcher",
-      "tracker",   "planner",   "stalled",  "drained",    "rebuilt",   "evicted", "throttled",
-      "rotated",   "paused",    "flushed",  "migrated",   "reset",     "apple",   "banana",
-      "cherry",    "grape",     "lemon",    "mango",      "olive",     "peach",   "pear",
-      "plum"};
-  return w;
-}
-
-std::string distinct_line(std::uint64_t seed, std::uint64_t i) {
-  std::uint64_t st = seed * 1000003ULL + i;
-  const std::size_t k = 4 + i % 5;
-  std::vector<std::size_t> picked;
-  while (picked.size() < k) {
-    st += 0x9E3779B97F4A7C15ULL;
-    std::uint64_t z = st;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    z ^= z >> 31;
-    std::size_t idx = static_cast<std::size_t>(z % words().size());
-    if (std::find(picked.begin(), picked.end(), idx) == picked.end()) picked.push_back(idx);
-  }
-  std::string s;
-  for (auto idx : picked) {
-    if (!s.empty()) s += ' ';
-    s += words()[idx];
-  }
-  return s;
-}
-
 struct Sent {
   std::string text;
   std::string cluster_id;

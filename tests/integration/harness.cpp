@@ -959,6 +959,44 @@ long long total_count(const std::map<std::string, long long>& counts) {
   return t;
 }
 
+namespace {
+const std::vector<std::string>& words() {
+  static const std::vector<std::string> w = {
+      "alpha",     "bravo",     "charlie",  "delta",      "echo",      "foxtrot", "golf",
+      "hotel",     "india",     "juliet",   "kilo",       "lima",      "mike",    "november",
+      "oscar",     "papa",      "quebec",   "romeo",      "sierra",    "tango",   "uniform",
+      "victor",    "whiskey",   "xray",     "yankee",     "zulu",      "cache",   "queue",
+      "socket",    "worker",    "shard",    "ledger",     "router",    "scheduler", "indexer",
+      "mailer",    "gateway",   "balancer", "resolver",   "compactor", "replicator", "watcher",
+      "tracker",   "planner",   "stalled",  "drained",    "rebuilt",   "evicted", "throttled",
+      "rotated",   "paused",    "flushed",  "migrated",   "reset",     "apple",   "banana",
+      "cherry",    "grape",     "lemon",    "mango",      "olive",     "peach",   "pear",
+      "plum"};
+  return w;
+}
+}  // namespace
+
+std::string distinct_line(std::uint64_t seed, std::uint64_t i) {
+  std::uint64_t st = seed * 1000003ULL + i;
+  const std::size_t k = 4 + i % 5;
+  std::vector<std::size_t> picked;
+  while (picked.size() < k) {
+    st += 0x9E3779B97F4A7C15ULL;
+    std::uint64_t z = st;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    z ^= z >> 31;
+    std::size_t idx = static_cast<std::size_t>(z % words().size());
+    if (std::find(picked.begin(), picked.end(), idx) == picked.end()) picked.push_back(idx);
+  }
+  std::string s;
+  for (auto idx : picked) {
+    if (!s.empty()) s += ' ';
+    s += words()[idx];
+  }
+  return s;
+}
+
 std::string long_text(std::size_t n) {
   static const char* const kWords[] = {"alpha", "bravo", "charlie", "delta", "echo", "foxtrot"};
   std::string s;

@@ -271,5 +271,9 @@ long long total_count(const std::map<std::string, long long>& counts);
 
 // A text of `n` bytes made of words (no newlines).
 std::string long_text(std::size_t n);
+// Line i of a family: 4..8 distinct words of 64 picked by splitmix64 from
+// (seed, i), so every line is its own cluster (bench/alert_latency.py uses the
+// same scheme).
+std::string distinct_line(std::uint64_t seed, std::uint64_t i);
 
 }  // namespace logsift_it

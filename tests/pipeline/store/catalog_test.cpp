@@ -42,14 +42,14 @@ class CatalogTest : public ::testing::Test {
 TEST_F(CatalogTest, NewThenCountedAndPersistedAcrossReopen) {
   uint64_t big = 0xfedcba9876543210ull;  // > INT64_MAX: stored by bit pattern
   {
-    Catalog c(dir_.string(), 3);
+    SqliteCatalog c(dir_.string(), 3);
     auto fresh = c.apply({update(big, 2, "a"), update(7, 1, "b")});
     EXPECT_EQ(fresh, (std::vector<bool>{true, true}));
     fresh = c.apply({update(big, 5, "c")});
     EXPECT_EQ(fresh, std::vector<bool>{false});
   }
   EXPECT_TRUE(std::filesystem::exists(dir_ / "catalog.sqlite"));
-  Catalog c(dir_.string(), 3);
+  SqliteCatalog c(dir_.string(), 3);
   auto list = c.list(10, 0);
   EXPECT_EQ(list["total"], 2);
   ASSERT_EQ(list["clusters"].size(), 2u);
@@ -67,7 +67,7 @@ TEST_F(CatalogTest, NewThenCountedAndPersistedAcrossReopen) {
 }
 
 TEST_F(CatalogTest, Pagination) {
-  Catalog c(dir_.string(), 1);
+  SqliteCatalog c(dir_.string(), 1);
   std::vector<ClusterUpdate> ups;
   for (int i = 1; i <= 5; ++i) ups.push_back(update(static_cast<uint64_t>(i), i, "x"));
   c.apply(ups);
@@ -83,7 +83,7 @@ TEST_F(CatalogTest, UnwritableDataDirIsAClearError) {
   std::filesystem::create_directories(dir_);
   std::filesystem::path file = dir_ / "not_a_dir";
   { std::ofstream(file) << "x"; }
-  EXPECT_THROW(Catalog((file / "sub").string(), 1), std::runtime_error);
+  EXPECT_THROW(SqliteCatalog((file / "sub").string(), 1), std::runtime_error);
 }
 
 TEST(TimeFormat, Iso8601Utc) { EXPECT_EQ(format_time_ms(1700000000123), "2023-11-14T22:13:20.123Z"); }
@@ -93,7 +93,7 @@ TEST(TimeFormat, Iso8601Utc) { EXPECT_EQ(format_time_ms(1700000000123), "2023-11
 // read the file, so it did not know the WAL existed) and a one-hour soak grew
 // catalog.sqlite-wal to 71 GB with catalog.sqlite still 4 KB.
 TEST_F(CatalogTest, WalIsCheckpointedWhileOpenAndStaysBounded) {
-  Catalog c(dir_.string(), 3);
+  SqliteCatalog c(dir_.string(), 3);
   const auto db = dir_ / "catalog.sqlite", wal = dir_ / "catalog.sqlite-wal";
   uint64_t next = 1;
   auto write_round = [&] {
@@ -123,7 +123,7 @@ TEST_F(CatalogTest, WalIsCheckpointedWhileOpenAndStaysBounded) {
 // a restart past its bound. Before, the WAL grew by everything written
 // (about 600 MB a minute in the soak).
 TEST_F(CatalogTest, WalStaysBoundedUnderAWriterThatNeverPauses) {
-  Catalog c(dir_.string(), 3);
+  SqliteCatalog c(dir_.string(), 3);
   const auto wal = dir_ / "catalog.sqlite-wal";
   uint64_t next = 1;
   std::uintmax_t max_wal = 0;

@@ -1,0 +1,341 @@
+#include "pipeline/store/redis_catalog.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <stdexcept>
+
+#include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
+
+#include "lsh/lsh.h"
+#include "pipeline/core/time.h"
+
+namespace logsift {
+
+using json = nlohmann::json;
+using redis::Reply;
+
+namespace {
+
+// One cluster's update, atomic in Redis (see redis_catalog.h for the keys).
+// KEYS: 1 c:ID, 2 ex:ID, 3 by_count, 4 by_last, 5 by_first, 6 pending, then
+// the label sets of each example in order. ARGV: 1 ID, 2 template id,
+// 3 template, 4 count, 5 first ms, 6 last ms, 7 max examples, 8 examples,
+// then per example its JSON and how many label keys it brought.
+// Returns the cluster's total count: equal to ARGV[4] when this call created it.
+constexpr const char* kApplyScript = R"lua(
+local n = tonumber(ARGV[4])
+local total = redis.call('HINCRBY', KEYS[1], 'n', n)
+if total == n then
+  redis.call('HSET', KEYS[1], 'tid', ARGV[2], 't', ARGV[3], 'f', ARGV[5], 'l', ARGV[6])
+  redis.call('ZADD', KEYS[5], ARGV[5], ARGV[1])
+  redis.call('SADD', KEYS[6], ARGV[1])
+else
+  if tonumber(ARGV[6]) > tonumber(redis.call('HGET', KEYS[1], 'l') or '0') then
+    redis.call('HSET', KEYS[1], 'l', ARGV[6])
+  end
+  local f = redis.call('HGET', KEYS[1], 'f')
+  if f and tonumber(ARGV[5]) < tonumber(f) then
+    redis.call('HSET', KEYS[1], 'f', ARGV[5])
+    redis.call('ZADD', KEYS[5], ARGV[5], ARGV[1])
+  end
+end
+redis.call('ZINCRBY', KEYS[3], n, ARGV[1])
+redis.call('ZADD', KEYS[4], 'GT', ARGV[6], ARGV[1])
+local have = redis.call('LLEN', KEYS[2])
+local max_ex = tonumber(ARGV[7])
+local a, k = 9, 7
+for e = 1, tonumber(ARGV[8]) do
+  local nl = tonumber(ARGV[a + 1])
+  if have < max_ex then
+    redis.call('RPUSH', KEYS[2], ARGV[a])
+    have = have + 1
+    for j = 0, nl - 1 do redis.call('SADD', KEYS[k + j], ARGV[1]) end
+  end
+  a = a + 2
+  k = k + nl
+end
+return total
+)lua";
+
+int64_t to_i64(const std::string& s) {
+  int64_t v = 0;
+  std::from_chars(s.data(), s.data() + s.size(), v);
+  return v;
+}
+
+// Redis errors inside replies (a wrong type, a script error) are failures of
+// the whole call: nothing here expects one.
+void check(const Reply& r, const char* what) {
+  if (r.is_error()) throw std::runtime_error(std::string("redis catalog: ") + what + ": " + r.str);
+}
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+}  // namespace
+
+RedisCatalog::RedisCatalog(const redis::Url& url, const redis::Options& options, std::string key_prefix,
+                           int max_examples)
+    : prefix_(std::move(key_prefix)), max_examples_(max_examples), writer_(url, options), reader_(url, options) {
+  auto loaded = writer_.command({"SCRIPT", "LOAD", kApplyScript});
+  check(loaded, "SCRIPT LOAD");
+  script_sha_ = loaded.str;
+  size();  // reads the count now: the reader connects (and authenticates) at start too
+  spdlog::info("catalog: redis {} (key prefix \"{}\"), {} clusters", url.redacted(), prefix_, size_.load());
+}
+
+RedisCatalog::~RedisCatalog() = default;
+
+std::string RedisCatalog::describe() const { return reader_.url().redacted() + " prefix " + prefix_; }
+
+std::vector<Reply> RedisCatalog::writer_call(const std::vector<std::vector<std::string>>& cmds) {
+  return writer_.pipeline(cmds);
+}
+
+std::vector<Reply> RedisCatalog::reader_call(const std::vector<std::vector<std::string>>& cmds) {
+  return reader_.pipeline(cmds);
+}
+
+std::vector<bool> RedisCatalog::apply(const std::vector<ClusterUpdate>& updates) {
+  std::vector<bool> is_new(updates.size(), false);
+  if (updates.empty()) return is_new;
+  std::vector<std::vector<std::string>> cmds;
+  cmds.reserve(updates.size());
+  auto build = [&](const std::string& script_cmd, const std::string& script) {
+    cmds.clear();
+    for (const auto& u : updates) {
+      const std::string id = lsh::format_id(u.cluster_id);
+      std::vector<std::string> keys = {key("c:" + id),    key("ex:" + id),    key("by_count"),
+                                       key("by_last"),    key("by_first"),    key("pending")};
+      std::vector<std::string> args = {id,
+                                       lsh::format_id(u.template_id),
+                                       u.template_text,
+                                       std::to_string(u.count),
+                                       std::to_string(u.first_ms),
+                                       std::to_string(u.last_ms),
+                                       std::to_string(max_examples_)};
+      // Only the examples that can still be kept travel (at most max_examples).
+      const size_t n_ex = std::min(u.examples.size(), static_cast<size_t>(std::max(max_examples_, 0)));
+      args.push_back(std::to_string(n_ex));
+      for (size_t e = 0; e < n_ex; ++e) {
+        const auto& [text, labels] = u.examples[e];
+        json lj = json::object();
+        for (const auto& [k, v] : labels) lj[k] = v;
+        args.push_back(json{{"text", text}, {"labels", lj}, {"ts", u.last_ms}}.dump());
+        args.push_back(std::to_string(labels.size()));
+        for (const auto& [k, v] : labels) keys.push_back(key("label:" + std::to_string(k.size()) + ":" + k + "=" + v));
+      }
+      std::vector<std::string> cmd = {script_cmd, script, std::to_string(keys.size())};
+      cmd.insert(cmd.end(), std::make_move_iterator(keys.begin()), std::make_move_iterator(keys.end()));
+      cmd.insert(cmd.end(), std::make_move_iterator(args.begin()), std::make_move_iterator(args.end()));
+      cmds.push_back(std::move(cmd));
+    }
+  };
+  build("EVALSHA", script_sha_);
+  auto replies = writer_call(cmds);
+  // A restarted (or flushed) Redis forgot the script: NOSCRIPT fails that
+  // call without running it. Load it again and send those updates again.
+  std::vector<size_t> noscript;
+  for (size_t i = 0; i < replies.size(); ++i)
+    if (replies[i].is_error() && replies[i].str.rfind("NOSCRIPT", 0) == 0) noscript.push_back(i);
+  if (!noscript.empty()) {
+    auto loaded = writer_.command({"SCRIPT", "LOAD", kApplyScript});
+    check(loaded, "SCRIPT LOAD");
+    script_sha_ = loaded.str;
+    std::vector<std::vector<std::string>> again;
+    for (size_t i : noscript) {
+      cmds[i][1] = script_sha_;
+      again.push_back(cmds[i]);
+    }
+    auto retried = writer_call(again);
+    for (size_t j = 0; j < noscript.size(); ++j) replies[noscript[j]] = std::move(retried[j]);
+  }
+  for (size_t i = 0; i < replies.size(); ++i) {
+    check(replies[i], "apply");
+    is_new[i] = replies[i].integer == static_cast<int64_t>(updates[i].count);
+  }
+  return is_new;
+}
+
+void RedisCatalog::mark_alerted(const std::vector<uint64_t>& ids) {
+  if (ids.empty()) return;
+  std::vector<std::string> cmd = {"SREM", key("pending")};
+  for (uint64_t id : ids) cmd.push_back(lsh::format_id(id));
+  check(writer_call({cmd}).front(), "mark_alerted");
+}
+
+std::vector<PendingNewCluster> RedisCatalog::pending_new_clusters() {
+  auto members = writer_call({{"SMEMBERS", key("pending")}}).front();
+  check(members, "pending");
+  std::vector<PendingNewCluster> out;
+  std::vector<std::vector<std::string>> cmds;
+  for (const auto& m : members.elements) {
+    cmds.push_back({"HMGET", key("c:" + m.str), "t", "f"});
+    cmds.push_back({"LINDEX", key("ex:" + m.str), "0"});
+  }
+  auto replies = writer_call(cmds);
+  for (size_t i = 0; i < members.elements.size(); ++i) {
+    const Reply& row = replies[2 * i];
+    const Reply& ex = replies[2 * i + 1];
+    check(row, "pending row");
+    uint64_t id = 0;
+    if (!lsh::parse_id(members.elements[i].str, &id) || row.elements.size() != 2 || row.elements[0].is_nil()) continue;
+    PendingNewCluster p;
+    p.cluster_id = id;
+    p.template_text = row.elements[0].str;
+    p.first_seen_ms = to_i64(row.elements[1].str);
+    json e = json::parse(ex.str, nullptr, false);
+    if (e.is_object()) {
+      p.example = e.value("text", "");
+      if (e.contains("labels") && e["labels"].is_object())
+        for (auto it = e["labels"].begin(); it != e["labels"].end(); ++it)
+          if (it.value().is_string()) p.labels.emplace_back(it.key(), it.value().get<std::string>());
+    }
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+std::vector<json> RedisCatalog::rows_locked(const std::vector<std::string>& ids) {
+  std::vector<json> out;
+  if (ids.empty()) return out;
+  std::vector<std::vector<std::string>> cmds;
+  cmds.reserve(ids.size());
+  for (const auto& id : ids) cmds.push_back({"HMGET", key("c:" + id), "tid", "t", "n", "f", "l"});
+  auto replies = reader_call(cmds);
+  for (size_t i = 0; i < ids.size(); ++i) {
+    const Reply& r = replies[i];
+    check(r, "row");
+    if (r.elements.size() != 5 || r.elements[1].is_nil()) continue;  // gone, or half-written by a failed script
+    out.push_back({{"cluster_id", ids[i]},
+                   {"template_id", r.elements[0].str},
+                   {"template", r.elements[1].str},
+                   {"count", to_i64(r.elements[2].str)},
+                   {"first_seen", format_time_ms(to_i64(r.elements[3].str))},
+                   {"last_seen", format_time_ms(to_i64(r.elements[4].str))}});
+  }
+  return out;
+}
+
+json RedisCatalog::list(int64_t limit, int64_t offset, const std::string& sort, const std::string& q,
+                        const std::pair<std::string, std::string>& label) {
+  const std::string index = key(sort == "last_seen" ? "by_last" : sort == "first_seen" ? "by_first" : "by_count");
+  json out = {{"clusters", json::array()}, {"limit", limit}, {"offset", offset}};
+  std::lock_guard lock(reader_mu_);
+  if (q.empty() && label.first.empty()) {  // a page of the index itself
+    auto r = reader_call({{"ZREVRANGE", index, std::to_string(offset), std::to_string(offset + limit - 1)},
+                          {"ZCARD", index}});
+    check(r[0], "list");
+    check(r[1], "list");
+    std::vector<std::string> ids;
+    for (const auto& m : r[0].elements) ids.push_back(m.str);
+    for (auto& row : rows_locked(ids)) out["clusters"].push_back(std::move(row));
+    out["total"] = r[1].integer;
+    return out;
+  }
+  // Filtered: the candidates in index order, then the filters (a scan, as in
+  // SQLite: instr() over every template).
+  std::vector<std::pair<double, std::string>> cands;
+  if (!label.first.empty()) {
+    auto members = reader_call({{"SMEMBERS", key("label:" + std::to_string(label.first.size()) + ":" + label.first +
+                                                 "=" + label.second)}})
+                       .front();
+    check(members, "list by label");
+    if (!members.elements.empty()) {
+      std::vector<std::string> cmd = {"ZMSCORE", index};
+      for (const auto& m : members.elements) cmd.push_back(m.str);
+      auto scores = reader_call({cmd}).front();
+      check(scores, "list by label");
+      for (size_t i = 0; i < members.elements.size() && i < scores.elements.size(); ++i)
+        if (!scores.elements[i].is_nil())
+          cands.emplace_back(std::stod(scores.elements[i].str), members.elements[i].str);
+    }
+  } else {
+    auto all = reader_call({{"ZREVRANGE", index, "0", "-1", "WITHSCORES"}}).front();
+    check(all, "list");
+    for (size_t i = 0; i + 1 < all.elements.size(); i += 2)
+      cands.emplace_back(std::stod(all.elements[i + 1].str), all.elements[i].str);
+  }
+  std::sort(cands.begin(), cands.end(), [](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first > b.first : a.second > b.second;  // as ZREVRANGE orders ties
+  });
+  std::vector<std::string> matched;
+  if (q.empty()) {
+    for (auto& c : cands) matched.push_back(std::move(c.second));
+  } else {
+    const std::string needle = lower(q);
+    constexpr size_t kChunk = 1000;
+    for (size_t start = 0; start < cands.size(); start += kChunk) {
+      std::vector<std::vector<std::string>> cmds;
+      const size_t end = std::min(cands.size(), start + kChunk);
+      for (size_t i = start; i < end; ++i) cmds.push_back({"HGET", key("c:" + cands[i].second), "t"});
+      auto templates = reader_call(cmds);
+      for (size_t i = start; i < end; ++i)
+        if (!templates[i - start].is_nil() && lower(templates[i - start].str).find(needle) != std::string::npos)
+          matched.push_back(cands[i].second);
+    }
+  }
+  out["total"] = static_cast<int64_t>(matched.size());
+  std::vector<std::string> page;
+  for (int64_t i = offset; i < offset + limit && i < static_cast<int64_t>(matched.size()); ++i)
+    page.push_back(matched[static_cast<size_t>(i)]);
+  for (auto& row : rows_locked(page)) out["clusters"].push_back(std::move(row));
+  return out;
+}
+
+std::vector<uint64_t> RedisCatalog::with_label(const std::string& k, const std::string& v) {
+  std::lock_guard lock(reader_mu_);
+  auto members = reader_call({{"SMEMBERS", key("label:" + std::to_string(k.size()) + ":" + k + "=" + v)}}).front();
+  check(members, "with_label");
+  std::vector<uint64_t> out;
+  for (const auto& m : members.elements) {
+    uint64_t id = 0;
+    if (lsh::parse_id(m.str, &id)) out.push_back(id);
+  }
+  return out;
+}
+
+std::vector<json> RedisCatalog::rows(const std::vector<uint64_t>& ids) {
+  std::vector<std::string> hex;
+  hex.reserve(ids.size());
+  for (uint64_t id : ids) hex.push_back(lsh::format_id(id));
+  std::lock_guard lock(reader_mu_);
+  return rows_locked(hex);
+}
+
+std::optional<json> RedisCatalog::get(uint64_t cluster_id) {
+  const std::string id = lsh::format_id(cluster_id);
+  std::lock_guard lock(reader_mu_);
+  auto row = rows_locked({id});
+  if (row.empty()) return std::nullopt;
+  auto ex = reader_call({{"LRANGE", key("ex:" + id), "0", "-1"}}).front();
+  check(ex, "examples");
+  json examples = json::array();
+  for (const auto& e : ex.elements) {
+    json j = json::parse(e.str, nullptr, false);
+    if (!j.is_object()) continue;
+    examples.push_back({{"text", j.value("text", "")},
+                        {"labels", j.contains("labels") ? j["labels"] : json::object()},
+                        {"seen", format_time_ms(j.value("ts", int64_t{0}))}});
+  }
+  json out = std::move(row.front());
+  out["examples"] = std::move(examples);
+  return out;
+}
+
+int64_t RedisCatalog::size() const {
+  std::lock_guard lock(reader_mu_);
+  try {
+    auto r = reader_.command({"ZCARD", key("by_count")});
+    if (!r.is_error()) size_.store(r.integer, std::memory_order_relaxed);
+  } catch (const redis::Error& e) {
+    spdlog::warn("catalog: {}", e.what());
+  }
+  return size_.load(std::memory_order_relaxed);
+}
+
+}  // namespace logsift

@@ -1,0 +1,65 @@
+#pragma once
+// The catalog in Redis (store: redis): one catalog for every replica that
+// points at the same Redis and key prefix, so GET /clusters answers the same
+// on each and counts add up across them.
+//
+// Keys (P = redis_key_prefix, ID = the 16-hex cluster id):
+//   P c:ID        hash: tid (template id), t (template), n (count),
+//                 f / l (first / last seen, ms)
+//   P ex:ID       list: the first catalog_examples lines, JSON
+//                 {"text","labels","ts"}
+//   P by_count    zset ID -> count;  P by_last / P by_first: ID -> ms
+//   P label:K=V   set of IDs with an example labelled K=V
+//   P pending     set of IDs whose new_cluster alerts are not yet in an outbox
+// apply() runs one Lua script per cluster, all in one pipelined round trip:
+// counting, "is this cluster new" and the examples are atomic in Redis, so
+// exactly one replica sees a cluster as new. A failed round trip throws and
+// the batch counts nowhere (the state stage reports it as for SQLite).
+//
+// Thread safety: apply / pending_new_clusters / mark_alerted come from the
+// state stage's thread and use the writer connection; the HTTP readers share
+// a second connection under a mutex.
+
+#include <atomic>
+#include <mutex>
+
+#include "pipeline/store/catalog.h"
+#include "pipeline/store/redis.h"
+
+namespace logsift {
+
+class RedisCatalog final : public Catalog {
+ public:
+  // Connects (and loads the script) at once: a wrong URL, password or an
+  // unreachable Redis fails the start with a clear error.
+  RedisCatalog(const redis::Url& url, const redis::Options& options, std::string key_prefix, int max_examples);
+  ~RedisCatalog() override;
+
+  using Catalog::list;
+  std::vector<bool> apply(const std::vector<ClusterUpdate>& updates) override;
+  nlohmann::json list(int64_t limit, int64_t offset, const std::string& sort, const std::string& q,
+                      const std::pair<std::string, std::string>& label = {}) override;
+  std::vector<PendingNewCluster> pending_new_clusters() override;
+  void mark_alerted(const std::vector<uint64_t>& ids) override;
+  std::vector<uint64_t> with_label(const std::string& key, const std::string& value) override;
+  int64_t size() const override;
+  std::vector<nlohmann::json> rows(const std::vector<uint64_t>& ids) override;
+  std::optional<nlohmann::json> get(uint64_t cluster_id) override;
+  std::string describe() const override;
+
+ private:
+  std::vector<redis::Reply> writer_call(const std::vector<std::vector<std::string>>& cmds);
+  std::vector<redis::Reply> reader_call(const std::vector<std::vector<std::string>>& cmds);
+  std::vector<nlohmann::json> rows_locked(const std::vector<std::string>& ids);
+  std::string key(std::string_view suffix) const { return prefix_ + std::string(suffix); }
+
+  std::string prefix_;
+  int max_examples_;
+  redis::Connection writer_;
+  mutable std::mutex reader_mu_;
+  mutable redis::Connection reader_;
+  std::string script_sha_;
+  mutable std::atomic<int64_t> size_{0};  // last count read (size() on a Redis error)
+};
+
+}  // namespace logsift
