@@ -110,6 +110,9 @@ std::string Metrics::prometheus() const {
   counter("logsift_line_cache_hits_total", "Lines whose template came whole from the line cache.",
           line_cache_hits.get());
   counter("logsift_catalog_errors_total", "Catalog write failures.", catalog_errors.get());
+  counter("logsift_redis_round_trips_total", "Pipelined round trips to Redis (store: redis).", redis_round_trips.get());
+  counter("logsift_redis_commands_total", "Commands sent to Redis in those round trips.", redis_commands.get());
+  counter("logsift_redis_errors_total", "Redis connects or round trips that failed or timed out.", redis_errors.get());
   counter("logsift_labels_dropped_total", "Labels dropped over max_labels.", labels_dropped.get());
   counter("logsift_alerts_raised_total", "Alert events raised by the rules.", alerts_raised.get());
   counter("logsift_alerts_enqueued_total", "Alerts written to the outbox (per subscription).", alerts_enqueued.get());
@@ -147,6 +150,9 @@ std::string Metrics::prometheus() const {
        "# TYPE logsift_http_request_duration_seconds histogram\n";
   http_inference_seconds.write(o, "logsift_http_request_duration_seconds", "route=\"inferences\"");
   http_other_seconds.write(o, "logsift_http_request_duration_seconds", "route=\"other\"");
+  o << "# HELP logsift_redis_round_trip_seconds One pipelined Redis round trip (store: redis).\n"
+       "# TYPE logsift_redis_round_trip_seconds histogram\n";
+  redis_round_trip_seconds.write(o, "logsift_redis_round_trip_seconds", "");
   auto model_label = [](size_t i) { return "model=\"" + std::string(model_name(static_cast<Model>(i))) + "\""; };
   o << "# HELP logsift_model_forward_seconds One model forward call (a batch of rows).\n"
        "# TYPE logsift_model_forward_seconds histogram\n";

@@ -132,6 +132,12 @@ struct Metrics {
   std::array<Histogram, static_cast<size_t>(StageTimer::kCount)> stage_seconds;
   Histogram http_inference_seconds;  // POST /inferences: request read -> reply handed to the socket
   Histogram http_other_seconds;      // every other route
+  // store: redis (pipeline/store/redis.cpp): pipelined round trips, the
+  // commands in them, failed connects / round trips, and their time.
+  Counter redis_round_trips;
+  Counter redis_commands;
+  Counter redis_errors;
+  Histogram redis_round_trip_seconds;
   std::array<Histogram, static_cast<size_t>(Model::kCount)> model_forward_seconds;  // one forward call
   std::array<SizeHistogram, static_cast<size_t>(Model::kCount)> model_batch_rows;   // rows in it
   Histogram heap_trim_seconds;       // release_free_heap() calls (pipeline/core/memory.h)

@@ -77,6 +77,9 @@ class Catalog {
   virtual void checkpoint() {}
   // For logs: the file, or the Redis URL without its password.
   virtual std::string describe() const = 0;
+  // Empty while the store answers; else a coarse reason ("redis unreachable")
+  // that /readyz reports: the last call to the store failed.
+  virtual std::string unavailable() const { return {}; }
 };
 
 class SqliteCatalog final : public Catalog {

@@ -13,6 +13,8 @@
 #include <boost/asio/ssl.hpp>
 #include <boost/asio/write.hpp>
 
+#include "pipeline/core/metrics.h"
+
 namespace logsift::redis {
 
 namespace net = boost::asio;
@@ -228,8 +230,19 @@ Connection::~Connection() = default;
 
 std::vector<Reply> Connection::pipeline(const std::vector<std::vector<std::string>>& commands) {
   if (commands.empty()) return {};
-  if (!impl_->connected()) impl_->connect();
-  return impl_->exchange(commands);
+  Metrics& m = metrics();
+  const int64_t t0 = mono_ns();
+  try {
+    if (!impl_->connected()) impl_->connect();
+    auto replies = impl_->exchange(commands);
+    m.redis_round_trips.inc();
+    m.redis_commands.inc(commands.size());
+    m.redis_round_trip_seconds.observe_ns(mono_ns() - t0);
+    return replies;
+  } catch (const Error&) {
+    m.redis_errors.inc();
+    throw;
+  }
 }
 
 Reply Connection::command(const std::vector<std::string>& args) { return std::move(pipeline({args}).front()); }

@@ -92,12 +92,28 @@ RedisCatalog::~RedisCatalog() = default;
 
 std::string RedisCatalog::describe() const { return reader_.url().redacted() + " prefix " + prefix_; }
 
+std::string RedisCatalog::unavailable() const { return down_.load() ? "redis unreachable" : ""; }
+
 std::vector<Reply> RedisCatalog::writer_call(const std::vector<std::vector<std::string>>& cmds) {
-  return writer_.pipeline(cmds);
+  try {
+    auto r = writer_.pipeline(cmds);
+    down_.store(false);
+    return r;
+  } catch (const redis::Error& e) {
+    if (!down_.exchange(true)) spdlog::error("catalog: {}", e.what());
+    throw;
+  }
 }
 
 std::vector<Reply> RedisCatalog::reader_call(const std::vector<std::vector<std::string>>& cmds) {
-  return reader_.pipeline(cmds);
+  try {
+    auto r = reader_.pipeline(cmds);
+    down_.store(false);
+    return r;
+  } catch (const redis::Error& e) {
+    if (!down_.exchange(true)) spdlog::error("catalog: {}", e.what());
+    throw;
+  }
 }
 
 std::vector<bool> RedisCatalog::apply(const std::vector<ClusterUpdate>& updates) {
@@ -143,7 +159,7 @@ std::vector<bool> RedisCatalog::apply(const std::vector<ClusterUpdate>& updates)
   for (size_t i = 0; i < replies.size(); ++i)
     if (replies[i].is_error() && replies[i].str.rfind("NOSCRIPT", 0) == 0) noscript.push_back(i);
   if (!noscript.empty()) {
-    auto loaded = writer_.command({"SCRIPT", "LOAD", kApplyScript});
+    auto loaded = writer_call({{"SCRIPT", "LOAD", kApplyScript}}).front();
     check(loaded, "SCRIPT LOAD");
     script_sha_ = loaded.str;
     std::vector<std::vector<std::string>> again;
@@ -331,9 +347,10 @@ int64_t RedisCatalog::size() const {
   std::lock_guard lock(reader_mu_);
   try {
     auto r = reader_.command({"ZCARD", key("by_count")});
+    down_.store(false);
     if (!r.is_error()) size_.store(r.integer, std::memory_order_relaxed);
   } catch (const redis::Error& e) {
-    spdlog::warn("catalog: {}", e.what());
+    if (!down_.exchange(true)) spdlog::error("catalog: {}", e.what());
   }
   return size_.load(std::memory_order_relaxed);
 }

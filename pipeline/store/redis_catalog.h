@@ -46,6 +46,7 @@ class RedisCatalog final : public Catalog {
   std::vector<nlohmann::json> rows(const std::vector<uint64_t>& ids) override;
   std::optional<nlohmann::json> get(uint64_t cluster_id) override;
   std::string describe() const override;
+  std::string unavailable() const override;
 
  private:
   std::vector<redis::Reply> writer_call(const std::vector<std::vector<std::string>>& cmds);
@@ -60,6 +61,7 @@ class RedisCatalog final : public Catalog {
   mutable redis::Connection reader_;
   std::string script_sha_;
   mutable std::atomic<int64_t> size_{0};  // last count read (size() on a Redis error)
+  mutable std::atomic<bool> down_{false};  // the last round trip (either connection) failed
 };
 
 }  // namespace logsift

@@ -91,9 +91,14 @@ void handle_http_request(ServerContext& ctx, AnyExecutor ex, HttpRequest&& req, 
       if (only(http::verb::get)) respond(json_response(req, http::status::ok, {{"status", "ok"}}));
     } else if (t.path == "/readyz") {
       if (!only(http::verb::get)) return;
-      if (ctx.ready && !ctx.draining) respond(json_response(req, http::status::ok, {{"status", "ready"}}));
-      else respond(json_response(req, http::status::service_unavailable,
-                                 {{"status", ctx.draining ? "draining" : "starting"}}));
+      const std::string store_down = ctx.catalog ? ctx.catalog->unavailable() : std::string();
+      if (ctx.ready && !ctx.draining && store_down.empty())
+        respond(json_response(req, http::status::ok, {{"status", "ready"}}));
+      else if (ctx.ready && !ctx.draining)  // cluster ids still work; counts and the catalog do not
+        respond(json_response(req, http::status::service_unavailable, {{"status", "degraded"}, {"store", store_down}}));
+      else
+        respond(json_response(req, http::status::service_unavailable,
+                              {{"status", ctx.draining ? "draining" : "starting"}}));
     } else if (t.path == "/metrics") {
       if (only(http::verb::get))
         respond(make_response(req.version(), req.keep_alive(), http::status::ok,

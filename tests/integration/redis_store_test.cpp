@@ -37,9 +37,11 @@ struct RedisProcess {
       return ::testing::AssertionFailure() << "redis-server did not open " << socket;
     return ::testing::AssertionSuccess();
   }
-  ~RedisProcess() {
+  void stop() {
     if (proc.pid > 0) stop_background(proc);
+    proc.pid = -1;
   }
+  ~RedisProcess() { stop(); }
   std::string url() const { return "unix://" + socket; }
 };
 
@@ -131,6 +133,47 @@ TEST(RedisStore, ThreeReplicasShareOneCatalogAndAlertEachNewClusterOnce) {
   for (const auto& [id, n] : alerts_per_cluster) EXPECT_EQ(n, 1) << "cluster " << id << " alerted " << n << " times";
   std::cout << "[ redis-store ] replicas=3 lines=" << sent << " clusters=" << ids.size()
             << " new_cluster_alerts=" << receiver.requests().size() << std::endl;
+}
+
+// Redis goes away under a running replica and comes back: writes fail with
+// an error reply (never a silent 200), /readyz says degraded, the metrics
+// count the failures; once Redis is back the next batch reconnects, loads
+// its script again and everything is ready.
+TEST(RedisStore, RedisGoingAwayIsReportedAndTheReplicaRecovers) {
+  if (!have_redis()) GTEST_SKIP() << "redis-server not installed";
+  RedisProcess redis;
+  ASSERT_TRUE(redis.start());
+  ServerOptions o = replica_options(redis);
+  o.args.insert(o.args.end(), {"--redis-timeout-ms", "500"});
+  ServerProcess replica(o);
+  ASSERT_TRUE(replica.start_ready()) << replica.log_text();
+  const int http = replica.http_port();
+  ASSERT_EQ(post_infer(http, "disk quota exceeded for volume 7").status, 200);
+  EXPECT_EQ(http_get(http, "/readyz").status, 200);
+
+  redis.stop();
+  auto failed = post_infer(http, "disk quota exceeded for volume 8");
+  EXPECT_NE(failed.status, 200) << failed.describe();
+  EXPECT_TRUE(failed.json_body().contains("error")) << failed.describe();
+  auto ready = http_get(http, "/readyz");
+  EXPECT_EQ(ready.status, 503) << ready.describe();
+  EXPECT_EQ(ready.json_body().value("status", ""), "degraded") << ready.describe();
+  EXPECT_EQ(ready.json_body().value("store", ""), "redis unreachable") << ready.describe();
+  EXPECT_EQ(http_get(http, "/healthz").status, 200);  // alive: a restart would not help
+  bool found = false;
+  EXPECT_GE(fetch_metric(http, "logsift_redis_errors_total", &found).value_or(0), 1.0);
+  EXPECT_TRUE(found);
+
+  ASSERT_TRUE(redis.start());  // an empty Redis: no script, no keys
+  bool back = wait_until([&] { return post_infer(http, "disk quota exceeded for volume 9").status == 200; },
+                         Millis(10000), Millis(200));
+  EXPECT_TRUE(back) << replica.log_text();
+  EXPECT_EQ(http_get(http, "/readyz").status, 200);
+  auto counts = cluster_counts(http);
+  ASSERT_TRUE(counts);
+  EXPECT_GE(total_count(*counts), 1);
+  EXPECT_GE(fetch_metric(http, "logsift_redis_round_trips_total").value_or(0), 3.0);
+  EXPECT_TRUE(replica.running());
 }
 
 // A replica that cannot reach its Redis at start says so and exits non-zero,
