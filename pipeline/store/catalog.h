@@ -53,30 +53,37 @@ class Catalog {
   virtual ~Catalog() = default;
 
   // Adds counts, first/last seen and examples (the first max_examples lines of
-  // a cluster's life); returns, per update, whether this call created the
-  // cluster (exactly one writer sees true for a cluster, also across
-  // replicas sharing a store). A new cluster stays alert-pending until
-  // mark_alerted. Throws on a store failure (nothing of the batch counted).
+  // a cluster's life); result[i] = this call created cluster i (exactly one
+  // writer sees true for a cluster, also across replicas sharing a store). A
+  // new cluster stays alert-pending until mark_alerted. Writer thread only.
+  // Throws std::runtime_error on a store failure: SQLite rolls the batch
+  // back; Redis updates each cluster atomically, so a round trip cut off
+  // midway may have counted some clusters of the batch.
   virtual std::vector<bool> apply(const std::vector<ClusterUpdate>& updates) = 0;
 
-  // {"clusters": [rows], "total", "limit", "offset"}; sort: "count" (default),
-  // "last_seen" or "first_seen", descending; q: case-insensitive substring of
-  // the template; label: only clusters with an example carrying key=value.
+  // Thread-safe reads. {"clusters": [rows], "total", "limit", "offset"};
+  // sort: "count" (default), "last_seen" or "first_seen", highest/newest
+  // first; q: case-insensitive substring of the template ("" = all); label:
+  // {key, value} keeps clusters with an example line carrying that label (the
+  // examples are the first catalog_examples lines); empty key = any.
   virtual nlohmann::json list(int64_t limit, int64_t offset, const std::string& sort, const std::string& q,
                               const std::pair<std::string, std::string>& label = {}) = 0;
   nlohmann::json list(int64_t limit, int64_t offset);  // by count
-  // New clusters whose alerts are not yet in the outbox (a crash in between).
+  // Clusters whose new_cluster alerts are not known to be in the outbox yet
+  // (created, then the process stopped before the alert sink returned), and
+  // marking them done. Writer side: the thread that applies batches, or
+  // before any batch flows (startup).
   virtual std::vector<PendingNewCluster> pending_new_clusters() = 0;
   virtual void mark_alerted(const std::vector<uint64_t>& ids) = 0;
+  // Ids of the clusters with an example line carrying label key=value.
   virtual std::vector<uint64_t> with_label(const std::string& key, const std::string& value) = 0;
-  virtual int64_t size() const = 0;  // clusters
+  virtual int64_t size() const = 0;  // clusters in the catalog, for /metrics
+  // The cluster rows (no examples) of these ids that exist, in the same order.
   virtual std::vector<nlohmann::json> rows(const std::vector<uint64_t>& ids) = 0;
   // A row plus its "examples".
   virtual std::optional<nlohmann::json> get(uint64_t cluster_id) = 0;
-  // On shutdown: make what was written compact and durable.
+  // At shutdown: SQLite checkpoints the WAL and truncates it.
   virtual void checkpoint() {}
-  // For logs: the file, or the Redis URL without its password.
-  virtual std::string describe() const = 0;
   // Empty while the store answers; else a coarse reason ("redis unreachable")
   // that /readyz reports: the last call to the store failed.
   virtual std::string unavailable() const { return {}; }
@@ -100,7 +107,6 @@ class SqliteCatalog final : public Catalog {
   std::vector<nlohmann::json> rows(const std::vector<uint64_t>& ids) override;
   std::optional<nlohmann::json> get(uint64_t cluster_id) override;
   void checkpoint() override;
-  std::string describe() const override { return path_; }
   const std::string& path() const { return path_; }
 
  private:
@@ -110,6 +116,10 @@ class SqliteCatalog final : public Catalog {
   std::unique_ptr<sqlite::Stmt> upsert_, example_;  // prepared once, reused by apply()
   std::unique_ptr<sqlite::PreparedTransactions> tx_;
   std::mutex reader_mu_;
+  // WAL checkpoints run here, not inside a commit: SQLite's automatic
+  // checkpoint (every 1000 pages, fsync included) would stall the writer and
+  // every reply waiting on it for milliseconds. Only when the WAL passes its
+  // bound does the writer run one short RESTART checkpoint (see apply()).
   void checkpoint_loop();
   std::unique_ptr<sqlite::Db> checkpointer_db_;
   std::thread checkpointer_;

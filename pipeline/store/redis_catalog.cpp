@@ -90,24 +90,11 @@ RedisCatalog::RedisCatalog(const redis::Url& url, const redis::Options& options,
 
 RedisCatalog::~RedisCatalog() = default;
 
-std::string RedisCatalog::describe() const { return reader_.url().redacted() + " prefix " + prefix_; }
-
 std::string RedisCatalog::unavailable() const { return down_.load() ? "redis unreachable" : ""; }
 
-std::vector<Reply> RedisCatalog::writer_call(const std::vector<std::vector<std::string>>& cmds) {
+std::vector<Reply> RedisCatalog::call(redis::Connection& c, const std::vector<std::vector<std::string>>& cmds) const {
   try {
-    auto r = writer_.pipeline(cmds);
-    down_.store(false);
-    return r;
-  } catch (const redis::Error& e) {
-    if (!down_.exchange(true)) spdlog::error("catalog: {}", e.what());
-    throw;
-  }
-}
-
-std::vector<Reply> RedisCatalog::reader_call(const std::vector<std::vector<std::string>>& cmds) {
-  try {
-    auto r = reader_.pipeline(cmds);
+    auto r = c.pipeline(cmds);
     down_.store(false);
     return r;
   } catch (const redis::Error& e) {
@@ -121,45 +108,41 @@ std::vector<bool> RedisCatalog::apply(const std::vector<ClusterUpdate>& updates)
   if (updates.empty()) return is_new;
   std::vector<std::vector<std::string>> cmds;
   cmds.reserve(updates.size());
-  auto build = [&](const std::string& script_cmd, const std::string& script) {
-    cmds.clear();
-    for (const auto& u : updates) {
-      const std::string id = lsh::format_id(u.cluster_id);
-      std::vector<std::string> keys = {key("c:" + id),    key("ex:" + id),    key("by_count"),
-                                       key("by_last"),    key("by_first"),    key("pending")};
-      std::vector<std::string> args = {id,
-                                       lsh::format_id(u.template_id),
-                                       u.template_text,
-                                       std::to_string(u.count),
-                                       std::to_string(u.first_ms),
-                                       std::to_string(u.last_ms),
-                                       std::to_string(max_examples_)};
-      // Only the examples that can still be kept travel (at most max_examples).
-      const size_t n_ex = std::min(u.examples.size(), static_cast<size_t>(std::max(max_examples_, 0)));
-      args.push_back(std::to_string(n_ex));
-      for (size_t e = 0; e < n_ex; ++e) {
-        const auto& [text, labels] = u.examples[e];
-        json lj = json::object();
-        for (const auto& [k, v] : labels) lj[k] = v;
-        args.push_back(json{{"text", text}, {"labels", lj}, {"ts", u.last_ms}}.dump());
-        args.push_back(std::to_string(labels.size()));
-        for (const auto& [k, v] : labels) keys.push_back(key("label:" + std::to_string(k.size()) + ":" + k + "=" + v));
-      }
-      std::vector<std::string> cmd = {script_cmd, script, std::to_string(keys.size())};
-      cmd.insert(cmd.end(), std::make_move_iterator(keys.begin()), std::make_move_iterator(keys.end()));
-      cmd.insert(cmd.end(), std::make_move_iterator(args.begin()), std::make_move_iterator(args.end()));
-      cmds.push_back(std::move(cmd));
+  for (const auto& u : updates) {
+    const std::string id = lsh::format_id(u.cluster_id);
+    std::vector<std::string> keys = {key("c:" + id),    key("ex:" + id),    key("by_count"),
+                                     key("by_last"),    key("by_first"),    key("pending")};
+    std::vector<std::string> args = {id,
+                                     lsh::format_id(u.template_id),
+                                     u.template_text,
+                                     std::to_string(u.count),
+                                     std::to_string(u.first_ms),
+                                     std::to_string(u.last_ms),
+                                     std::to_string(max_examples_)};
+    // Only the examples that can still be kept travel (at most max_examples).
+    const size_t n_ex = std::min(u.examples.size(), static_cast<size_t>(std::max(max_examples_, 0)));
+    args.push_back(std::to_string(n_ex));
+    for (size_t e = 0; e < n_ex; ++e) {
+      const auto& [text, labels] = u.examples[e];
+      json lj = json::object();
+      for (const auto& [k, v] : labels) lj[k] = v;
+      args.push_back(json{{"text", text}, {"labels", lj}, {"ts", u.last_ms}}.dump());
+      args.push_back(std::to_string(labels.size()));
+      for (const auto& [k, v] : labels) keys.push_back(label_key(k, v));
     }
-  };
-  build("EVALSHA", script_sha_);
-  auto replies = writer_call(cmds);
+    std::vector<std::string> cmd = {"EVALSHA", script_sha_, std::to_string(keys.size())};
+    cmd.insert(cmd.end(), std::make_move_iterator(keys.begin()), std::make_move_iterator(keys.end()));
+    cmd.insert(cmd.end(), std::make_move_iterator(args.begin()), std::make_move_iterator(args.end()));
+    cmds.push_back(std::move(cmd));
+  }
+  auto replies = call(writer_, cmds);
   // A restarted (or flushed) Redis forgot the script: NOSCRIPT fails that
   // call without running it. Load it again and send those updates again.
   std::vector<size_t> noscript;
   for (size_t i = 0; i < replies.size(); ++i)
     if (replies[i].is_error() && replies[i].str.rfind("NOSCRIPT", 0) == 0) noscript.push_back(i);
   if (!noscript.empty()) {
-    auto loaded = writer_call({{"SCRIPT", "LOAD", kApplyScript}}).front();
+    auto loaded = call(writer_, {{"SCRIPT", "LOAD", kApplyScript}}).front();
     check(loaded, "SCRIPT LOAD");
     script_sha_ = loaded.str;
     std::vector<std::vector<std::string>> again;
@@ -167,7 +150,7 @@ std::vector<bool> RedisCatalog::apply(const std::vector<ClusterUpdate>& updates)
       cmds[i][1] = script_sha_;
       again.push_back(cmds[i]);
     }
-    auto retried = writer_call(again);
+    auto retried = call(writer_, again);
     for (size_t j = 0; j < noscript.size(); ++j) replies[noscript[j]] = std::move(retried[j]);
   }
   for (size_t i = 0; i < replies.size(); ++i) {
@@ -181,11 +164,11 @@ void RedisCatalog::mark_alerted(const std::vector<uint64_t>& ids) {
   if (ids.empty()) return;
   std::vector<std::string> cmd = {"SREM", key("pending")};
   for (uint64_t id : ids) cmd.push_back(lsh::format_id(id));
-  check(writer_call({cmd}).front(), "mark_alerted");
+  check(call(writer_, {cmd}).front(), "mark_alerted");
 }
 
 std::vector<PendingNewCluster> RedisCatalog::pending_new_clusters() {
-  auto members = writer_call({{"SMEMBERS", key("pending")}}).front();
+  auto members = call(writer_, {{"SMEMBERS", key("pending")}}).front();
   check(members, "pending");
   std::vector<PendingNewCluster> out;
   std::vector<std::vector<std::string>> cmds;
@@ -193,7 +176,7 @@ std::vector<PendingNewCluster> RedisCatalog::pending_new_clusters() {
     cmds.push_back({"HMGET", key("c:" + m.str), "t", "f"});
     cmds.push_back({"LINDEX", key("ex:" + m.str), "0"});
   }
-  auto replies = writer_call(cmds);
+  auto replies = call(writer_, cmds);
   for (size_t i = 0; i < members.elements.size(); ++i) {
     const Reply& row = replies[2 * i];
     const Reply& ex = replies[2 * i + 1];
@@ -222,7 +205,7 @@ std::vector<json> RedisCatalog::rows_locked(const std::vector<std::string>& ids)
   std::vector<std::vector<std::string>> cmds;
   cmds.reserve(ids.size());
   for (const auto& id : ids) cmds.push_back({"HMGET", key("c:" + id), "tid", "t", "n", "f", "l"});
-  auto replies = reader_call(cmds);
+  auto replies = call(reader_, cmds);
   for (size_t i = 0; i < ids.size(); ++i) {
     const Reply& r = replies[i];
     check(r, "row");
@@ -243,7 +226,7 @@ json RedisCatalog::list(int64_t limit, int64_t offset, const std::string& sort, 
   json out = {{"clusters", json::array()}, {"limit", limit}, {"offset", offset}};
   std::lock_guard lock(reader_mu_);
   if (q.empty() && label.first.empty()) {  // a page of the index itself
-    auto r = reader_call({{"ZREVRANGE", index, std::to_string(offset), std::to_string(offset + limit - 1)},
+    auto r = call(reader_, {{"ZREVRANGE", index, std::to_string(offset), std::to_string(offset + limit - 1)},
                           {"ZCARD", index}});
     check(r[0], "list");
     check(r[1], "list");
@@ -257,28 +240,26 @@ json RedisCatalog::list(int64_t limit, int64_t offset, const std::string& sort, 
   // SQLite: instr() over every template).
   std::vector<std::pair<double, std::string>> cands;
   if (!label.first.empty()) {
-    auto members = reader_call({{"SMEMBERS", key("label:" + std::to_string(label.first.size()) + ":" + label.first +
-                                                 "=" + label.second)}})
-                       .front();
+    auto members = call(reader_, {{"SMEMBERS", label_key(label.first, label.second)}}).front();
     check(members, "list by label");
     if (!members.elements.empty()) {
       std::vector<std::string> cmd = {"ZMSCORE", index};
       for (const auto& m : members.elements) cmd.push_back(m.str);
-      auto scores = reader_call({cmd}).front();
+      auto scores = call(reader_, {cmd}).front();
       check(scores, "list by label");
       for (size_t i = 0; i < members.elements.size() && i < scores.elements.size(); ++i)
         if (!scores.elements[i].is_nil())
           cands.emplace_back(std::stod(scores.elements[i].str), members.elements[i].str);
+      std::sort(cands.begin(), cands.end(), [](const auto& a, const auto& b) {  // a set has no order
+        return a.first != b.first ? a.first > b.first : a.second > b.second;  // as ZREVRANGE orders ties
+      });
     }
-  } else {
-    auto all = reader_call({{"ZREVRANGE", index, "0", "-1", "WITHSCORES"}}).front();
+  } else {  // already in index order
+    auto all = call(reader_, {{"ZREVRANGE", index, "0", "-1", "WITHSCORES"}}).front();
     check(all, "list");
     for (size_t i = 0; i + 1 < all.elements.size(); i += 2)
       cands.emplace_back(std::stod(all.elements[i + 1].str), all.elements[i].str);
   }
-  std::sort(cands.begin(), cands.end(), [](const auto& a, const auto& b) {
-    return a.first != b.first ? a.first > b.first : a.second > b.second;  // as ZREVRANGE orders ties
-  });
   std::vector<std::string> matched;
   if (q.empty()) {
     for (auto& c : cands) matched.push_back(std::move(c.second));
@@ -289,7 +270,7 @@ json RedisCatalog::list(int64_t limit, int64_t offset, const std::string& sort, 
       std::vector<std::vector<std::string>> cmds;
       const size_t end = std::min(cands.size(), start + kChunk);
       for (size_t i = start; i < end; ++i) cmds.push_back({"HGET", key("c:" + cands[i].second), "t"});
-      auto templates = reader_call(cmds);
+      auto templates = call(reader_, cmds);
       for (size_t i = start; i < end; ++i)
         if (!templates[i - start].is_nil() && lower(templates[i - start].str).find(needle) != std::string::npos)
           matched.push_back(cands[i].second);
@@ -305,7 +286,7 @@ json RedisCatalog::list(int64_t limit, int64_t offset, const std::string& sort, 
 
 std::vector<uint64_t> RedisCatalog::with_label(const std::string& k, const std::string& v) {
   std::lock_guard lock(reader_mu_);
-  auto members = reader_call({{"SMEMBERS", key("label:" + std::to_string(k.size()) + ":" + k + "=" + v)}}).front();
+  auto members = call(reader_, {{"SMEMBERS", label_key(k, v)}}).front();
   check(members, "with_label");
   std::vector<uint64_t> out;
   for (const auto& m : members.elements) {
@@ -328,7 +309,7 @@ std::optional<json> RedisCatalog::get(uint64_t cluster_id) {
   std::lock_guard lock(reader_mu_);
   auto row = rows_locked({id});
   if (row.empty()) return std::nullopt;
-  auto ex = reader_call({{"LRANGE", key("ex:" + id), "0", "-1"}}).front();
+  auto ex = call(reader_, {{"LRANGE", key("ex:" + id), "0", "-1"}}).front();
   check(ex, "examples");
   json examples = json::array();
   for (const auto& e : ex.elements) {
@@ -346,11 +327,10 @@ std::optional<json> RedisCatalog::get(uint64_t cluster_id) {
 int64_t RedisCatalog::size() const {
   std::lock_guard lock(reader_mu_);
   try {
-    auto r = reader_.command({"ZCARD", key("by_count")});
-    down_.store(false);
+    auto r = call(reader_, {{"ZCARD", key("by_count")}}).front();
     if (!r.is_error()) size_.store(r.integer, std::memory_order_relaxed);
-  } catch (const redis::Error& e) {
-    if (!down_.exchange(true)) spdlog::error("catalog: {}", e.what());
+  } catch (const redis::Error&) {
+    // logged by call(); the last count stands
   }
   return size_.load(std::memory_order_relaxed);
 }

@@ -13,8 +13,9 @@
 //   P pending     set of IDs whose new_cluster alerts are not yet in an outbox
 // apply() runs one Lua script per cluster, all in one pipelined round trip:
 // counting, "is this cluster new" and the examples are atomic in Redis, so
-// exactly one replica sees a cluster as new. A failed round trip throws and
-// the batch counts nowhere (the state stage reports it as for SQLite).
+// exactly one replica sees a cluster as new. A failed round trip throws (the
+// state stage fails the batch's lines, as for SQLite); clusters whose scripts
+// ran before the connection broke stay counted.
 //
 // Thread safety: apply / pending_new_clusters / mark_alerted come from the
 // state stage's thread and use the writer connection; the HTTP readers share
@@ -45,14 +46,19 @@ class RedisCatalog final : public Catalog {
   int64_t size() const override;
   std::vector<nlohmann::json> rows(const std::vector<uint64_t>& ids) override;
   std::optional<nlohmann::json> get(uint64_t cluster_id) override;
-  std::string describe() const override;
   std::string unavailable() const override;
 
  private:
-  std::vector<redis::Reply> writer_call(const std::vector<std::vector<std::string>>& cmds);
-  std::vector<redis::Reply> reader_call(const std::vector<std::vector<std::string>>& cmds);
+  // One pipelined round trip on `c` (writer_ or, under reader_mu_, reader_);
+  // keeps down_ up to date.
+  std::vector<redis::Reply> call(redis::Connection& c, const std::vector<std::vector<std::string>>& cmds) const;
   std::vector<nlohmann::json> rows_locked(const std::vector<std::string>& ids);
   std::string key(std::string_view suffix) const { return prefix_ + std::string(suffix); }
+  // The set of clusters with an example labelled k=v (length-prefixed key:
+  // a '=' inside k cannot make two labels share a set).
+  std::string label_key(const std::string& k, const std::string& v) const {
+    return key("label:" + std::to_string(k.size()) + ":" + k + "=" + v);
+  }
 
   std::string prefix_;
   int max_examples_;
