@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -42,7 +43,97 @@ std::string pad_right(const std::string& s, size_t width) {
     return s.size() >= width ? s : s + std::string(width - s.size(), ' ');
 }
 
+std::string hex16(uint64_t v) {
+    char buf[17];
+    std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
+    return buf;
+}
+
+// Cuts s to at most width bytes, ending in "..." when cut, never inside a
+// UTF-8 sequence.
+std::string clip(const std::string& s, size_t width) {
+    if (s.size() <= width || width < 4) return s;
+    size_t n = width - 3;
+    while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;
+    return s.substr(0, n) + "...";
+}
+
+// Piece index -> (lines, first line); pieces ordered by lines desc, then key.
+template <typename Key>
+struct Pieces {
+    std::map<Key, std::pair<size_t, size_t>> by_key;
+    void add(const Key& k, size_t line) {
+        auto [it, fresh] = by_key.try_emplace(k, 0, line);
+        ++it->second.first;
+    }
+    std::vector<std::pair<Key, std::pair<size_t, size_t>>> largest(size_t n) const {
+        std::vector<std::pair<Key, std::pair<size_t, size_t>>> v(by_key.begin(), by_key.end());
+        std::stable_sort(v.begin(), v.end(),
+                         [](const auto& a, const auto& b) { return a.second.first > b.second.first; });
+        if (v.size() > n) v.resize(n);
+        return v;
+    }
+};
+
 }  // namespace
+
+Explanation explain(const std::vector<std::string>& truth_groups, const std::vector<uint64_t>& predicted,
+                    const std::vector<std::string>& lines, const std::vector<std::string>& templates,
+                    size_t top, size_t parts) {
+    check_sizes(truth_groups.size(), predicted.size(), "explain");
+    check_sizes(truth_groups.size(), lines.size(), "explain (lines)");
+    check_sizes(truth_groups.size(), templates.size(), "explain (templates)");
+    const size_t n = truth_groups.size();
+    // Ordered maps: the report is the same from run to run.
+    std::map<std::string_view, Pieces<uint64_t>> ids_of_event;
+    std::map<uint64_t, Pieces<std::string_view>> events_of_id;
+    for (size_t i = 0; i < n; ++i) {
+        ids_of_event[truth_groups[i]].add(predicted[i], i);
+        events_of_id[predicted[i]].add(truth_groups[i], i);
+    }
+    auto total = [](const auto& pieces) {
+        size_t t = 0;
+        for (const auto& [k, v] : pieces.by_key) t += v.first;
+        return t;
+    };
+
+    Explanation e;
+    e.events = ids_of_event.size();
+    e.clusters = events_of_id.size();
+    for (const auto& [event, pieces] : ids_of_event) {
+        if (pieces.by_key.size() < 2) continue;
+        SplitEvent s;
+        s.event = std::string(event);
+        s.lines = total(pieces);
+        s.ids = pieces.by_key.size();
+        ++e.split_events;
+        e.split_lines += s.lines;
+        for (const auto& [id, v] : pieces.largest(parts))
+            s.parts.push_back({hex16(id), v.first, templates[v.second], lines[v.second]});
+        e.splits.push_back(std::move(s));
+    }
+    for (const auto& [id, pieces] : events_of_id) {
+        if (pieces.by_key.size() < 2) continue;
+        MergedCluster m;
+        m.cluster_id = hex16(id);
+        m.lines = total(pieces);
+        m.events = pieces.by_key.size();
+        ++e.merged_clusters;
+        e.merged_lines += m.lines;
+        for (const auto& [event, v] : pieces.largest(parts))
+            m.parts.push_back({std::string(event), v.first, templates[v.second], lines[v.second]});
+        e.merges.push_back(std::move(m));
+    }
+    std::stable_sort(e.splits.begin(), e.splits.end(), [](const SplitEvent& a, const SplitEvent& b) {
+        return a.lines != b.lines ? a.lines > b.lines : a.ids > b.ids;
+    });
+    std::stable_sort(e.merges.begin(), e.merges.end(), [](const MergedCluster& a, const MergedCluster& b) {
+        return a.lines != b.lines ? a.lines > b.lines : a.events > b.events;
+    });
+    if (e.splits.size() > top) e.splits.resize(top);
+    if (e.merges.size() > top) e.merges.resize(top);
+    return e;
+}
 
 std::string collapse_wildcards(std::string_view tmpl) {
     std::string out;
@@ -129,7 +220,7 @@ double parsing_accuracy(const std::vector<std::string>& truth_templates,
     return static_cast<double>(correct) / static_cast<double>(n);
 }
 
-EvalReport evaluate_dir(const std::string& dir, const ClusterFn& fn) {
+EvalReport evaluate_dir(const std::string& dir, const ClusterFn& fn, const EvalOptions& opts) {
     namespace fs = std::filesystem;
     const std::string index_path = (fs::path(dir) / "datasets.json").string();
 
@@ -197,6 +288,7 @@ EvalReport evaluate_dir(const std::string& dir, const ClusterFn& fn) {
         score.ga = grouping_accuracy(truth, ids);
         score.ga_template = grouping_accuracy(truth, template_ids);
         score.pa = parsing_accuracy(truth, templates);
+        score.why = explain(truth, ids, lines, templates, opts.explain, opts.parts);
         report.datasets.push_back(std::move(score));
     }
 
@@ -240,10 +332,66 @@ std::string format_table(const EvalReport& r) {
     return out;
 }
 
+std::string format_explanation(const EvalReport& r, size_t width) {
+    std::string out;
+    for (const auto& d : r.datasets) {
+        const Explanation& e = d.why;
+        if (e.split_events == 0 && e.merged_clusters == 0) continue;
+        out += "\n" + d.name + ": " + std::to_string(e.events) + " events, " + std::to_string(e.clusters) +
+               " ids; " + std::to_string(e.split_events) + " events split over several ids (" +
+               std::to_string(e.split_lines) + " lines), " + std::to_string(e.merged_clusters) +
+               " ids hold several events (" + std::to_string(e.merged_lines) + " lines)\n";
+        for (const auto& s : e.splits) {
+            out += "  split  " + std::to_string(s.lines) + " lines of one event -> " + std::to_string(s.ids) +
+                   " ids: " + clip(s.event, width) + "\n";
+            for (const auto& p : s.parts)
+                out += "    " + pad_left(std::to_string(p.lines), 6) + "  " + p.id + "  " +
+                       clip(p.template_text, width) + "\n" + std::string(30, ' ') + "e.g. " +
+                       clip(p.example, width) + "\n";
+        }
+        for (const auto& m : e.merges) {
+            out += "  merge  " + std::to_string(m.lines) + " lines under id " + m.cluster_id + " <- " +
+                   std::to_string(m.events) + " events\n";
+            for (const auto& p : m.parts)
+                out += "    " + pad_left(std::to_string(p.lines), 6) + "  " + clip(p.id, width) + "\n" +
+                       std::string(12, ' ') + "e.g. " + clip(p.example, width) + "\n";
+        }
+    }
+    return out;
+}
+
 nlohmann::json to_json(const EvalReport& r) {
     nlohmann::json sets = nlohmann::json::object();
     for (const auto& d : r.datasets) {
-        sets[d.name] = {{"ga", d.ga}, {"ga_template", d.ga_template}, {"pa", d.pa}, {"lines", d.lines}};
+        const Explanation& e = d.why;
+        nlohmann::json splits = nlohmann::json::array(), merges = nlohmann::json::array();
+        for (const auto& s : e.splits) {
+            nlohmann::json ps = nlohmann::json::array();
+            for (const auto& p : s.parts)
+                ps.push_back({{"cluster_id", p.id}, {"lines", p.lines}, {"template", p.template_text},
+                              {"example", p.example}});
+            splits.push_back({{"event", s.event}, {"lines", s.lines}, {"ids", s.ids}, {"parts", std::move(ps)}});
+        }
+        for (const auto& m : e.merges) {
+            nlohmann::json ps = nlohmann::json::array();
+            for (const auto& p : m.parts)
+                ps.push_back({{"event", p.id}, {"lines", p.lines}, {"template", p.template_text},
+                              {"example", p.example}});
+            merges.push_back(
+                {{"cluster_id", m.cluster_id}, {"lines", m.lines}, {"events", m.events}, {"parts", std::move(ps)}});
+        }
+        sets[d.name] = {{"ga", d.ga},
+                        {"ga_template", d.ga_template},
+                        {"pa", d.pa},
+                        {"lines", d.lines},
+                        {"events", e.events},
+                        {"clusters", e.clusters},
+                        {"split_events", e.split_events},
+                        {"split_lines", e.split_lines},
+                        {"merged_clusters", e.merged_clusters},
+                        {"merged_lines", e.merged_lines},
+                        {"splits", std::move(splits)},
+                        {"merges", std::move(merges)}};
     }
     return {{"datasets", std::move(sets)},
             {"avg_ga", r.avg_ga},

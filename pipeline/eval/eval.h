@@ -38,11 +38,54 @@ double grouping_accuracy(const std::vector<std::string>& truth_groups,
 double parsing_accuracy(const std::vector<std::string>& truth_templates,
                         const std::vector<std::string>& predicted_templates);
 
+// Why a GA is what it is. GA counts every line of a true event wrong when
+// the event is split over several cluster ids, and every line of a cluster id
+// wrong when it holds several events; these name the worst of each.
+struct ErrorPart {
+    std::string id;             // split: the cluster id (16 hex); merge: the true event (its template)
+    size_t lines = 0;           // lines of the event under that id
+    std::string template_text;  // the template logsift printed for the example
+    std::string example;        // the first such line
+};
+struct SplitEvent {  // one true event -> several cluster ids
+    std::string event;  // its true template
+    size_t lines = 0;   // all of them count wrong
+    size_t ids = 0;
+    std::vector<ErrorPart> parts;  // the largest pieces first
+};
+struct MergedCluster {  // one cluster id -> several true events
+    std::string cluster_id;  // 16 hex
+    size_t lines = 0;        // all of them count wrong
+    size_t events = 0;
+    std::vector<ErrorPart> parts;  // the largest events first
+};
+struct Explanation {
+    size_t events = 0, clusters = 0;                 // distinct true events, distinct ids
+    size_t split_events = 0, split_lines = 0;        // events over >1 id, and their lines
+    size_t merged_clusters = 0, merged_lines = 0;    // ids over >1 event, and their lines
+    std::vector<SplitEvent> splits;                  // worst first (most lines), at most `top`
+    std::vector<MergedCluster> merges;               // likewise
+};
+
+// Splits and merges of a clustering against the truth (same sizes as for
+// grouping_accuracy; lines and templates give the examples). Keeps the `top`
+// worst of each (most lines lost) with at most `parts` pieces each; ties go
+// to more ids / events, then to the name. std::invalid_argument on sizes.
+Explanation explain(const std::vector<std::string>& truth_groups, const std::vector<uint64_t>& predicted,
+                    const std::vector<std::string>& lines, const std::vector<std::string>& templates,
+                    size_t top, size_t parts);
+
 struct DatasetScore {
     std::string name;
     double ga = 0, pa = 0;
     double ga_template = 0;  // GA of template_id: what the encoder + LSH start from
     size_t lines = 0;
+    Explanation why;  // of the cluster-id GA
+};
+
+struct EvalOptions {
+    size_t explain = 3;  // splits and merges kept per set (0: none)
+    size_t parts = 3;    // pieces shown per split or merge
 };
 
 struct EvalReport {
@@ -55,14 +98,22 @@ struct EvalReport {
 // structured csv relative to DIR), clusters each set's Content column with fn
 // and scores it against EventTemplate. Datasets are sorted by name.
 // Throws std::runtime_error naming the file on missing/invalid input.
-EvalReport evaluate_dir(const std::string& dir, const ClusterFn& fn);
+EvalReport evaluate_dir(const std::string& dir, const ClusterFn& fn, const EvalOptions& opts = {});
 
 // Aligned text table: Dataset | Lines | GA | GA(tmpl) | PA, then an Average row;
 // 4 decimals. GA is of cluster_id, GA(tmpl) of template_id.
 std::string format_table(const EvalReport& r);
 
-// {"datasets":{NAME:{"ga":..,"ga_template":..,"pa":..,"lines":..}},"avg_ga":..,
-//  "avg_ga_template":..,"avg_pa":..}
+// Per set with an error: one summary line (events split, ids merging, the
+// lines each costs), then its worst splits and merges with example lines
+// (each cut to `width` bytes). "" when every set is perfect.
+std::string format_explanation(const EvalReport& r, size_t width = 100);
+
+// {"datasets":{NAME:{"ga":..,"ga_template":..,"pa":..,"lines":..,
+//  "events","clusters","split_events","split_lines","merged_clusters","merged_lines",
+//  "splits":[{"event","lines","ids","parts":[{"cluster_id","lines","template","example"}]}],
+//  "merges":[{"cluster_id","lines","events","parts":[{"event","lines","template","example"}]}]}},
+//  "avg_ga":..,"avg_ga_template":..,"avg_pa":..}
 nlohmann::json to_json(const EvalReport& r);
 
 }  // namespace logsift::eval

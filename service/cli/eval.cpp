@@ -18,6 +18,15 @@ int cmd_eval(const Args& a) {
     std::cerr << "logsift eval: missing DIR (see --help)\n";
     return 2;
   }
+  logsift::eval::EvalOptions opts;
+  if (auto e = a.option("explain"); !e.empty()) {
+    const auto n = parse_int(e);
+    if (!n || *n < 0 || *n > 1000) {
+      std::cerr << "logsift eval: --explain must be an integer in [0, 1000], got '" << e << "'\n";
+      return 2;
+    }
+    opts.explain = static_cast<size_t>(*n);
+  }
   logsift::Pipeline pipeline(a.config, nullptr);
   // Score what the service clusters: with structured_messages (the default)
   // a JSON/logfmt/klog line is clustered on its message field, as every
@@ -48,21 +57,32 @@ int cmd_eval(const Args& a) {
     for (const auto& r : records) out.push_back({r.cluster_id, std::string(r.template_text), r.template_id});
     return out;
   };
-  auto report = logsift::eval::evaluate_dir(a.positional[0], fn);
+  auto report = logsift::eval::evaluate_dir(a.positional[0], fn, opts);
   pipeline.stop();
-  if (a.has("json")) std::cout << logsift::eval::to_json(report).dump() << "\n";
-  else std::cout << logsift::eval::format_table(report);
+  if (a.has("json")) {
+    std::cout << logsift::eval::to_json(report).dump() << "\n";
+  } else {
+    std::cout << logsift::eval::format_table(report);
+    if (opts.explain > 0) std::cout << logsift::eval::format_explanation(report);
+  }
   return 0;
 }
 
 }  // namespace
 
 const Command kEval = {"eval", "score clustering (GA, PA) on loghub-format labelled data",
-    "usage: logsift eval DIR [--json] [--config FILE] [--KEY VALUE]...\n"
-                 "\nDIR is laid out like loghub-2k (a datasets.json naming each set's structured csv).\n"
-                 "Clusters each set's Content column and prints Grouping Accuracy (GA) and Parsing\n"
-                 "Accuracy (PA) per set and on average; --json prints\n"
-                 "{\"datasets\":{NAME:{\"ga\",\"pa\",\"lines\"}},\"avg_ga\",\"avg_pa\"}.\n",
-    true, {"json", "stats"}, {}, &cmd_eval};
+    "usage: logsift eval DIR [--json] [--explain N] [--config FILE] [--KEY VALUE]...\n"
+                 "\nDIR is any directory laid out like loghub-2k: a datasets.json naming each set's\n"
+                 "structured csv ({\"NAME\": {\"truth\": \"path/relative/to/DIR.csv\"}}), each csv with\n"
+                 "a Content and an EventTemplate column (one template per true event). Clusters each\n"
+                 "set's Content column and prints Grouping Accuracy (GA of the cluster id), GA of the\n"
+                 "exact template and Parsing Accuracy (PA) per set and on average, then, per set, why:\n"
+                 "how many events were split over several ids and how many ids hold several events,\n"
+                 "with the N worst of each (most lines) and example lines (--explain N, default 3;\n"
+                 "0 = the table only). --json prints {\"datasets\":{NAME:{\"ga\",\"ga_template\",\n"
+                 "\"pa\",\"lines\",\"events\",\"clusters\",\"split_events\",\"split_lines\",\n"
+                 "\"merged_clusters\",\"merged_lines\",\"splits\",\"merges\"}},\"avg_ga\",\n"
+                 "\"avg_ga_template\",\"avg_pa\"}.\n",
+    true, {"json", "stats"}, {"explain"}, &cmd_eval};
 
 }  // namespace logsift::cli

@@ -251,6 +251,49 @@ TEST(Cli, EvalTinyDatasetJson) {
   EXPECT_NEAR(j["avg_pa"].get<double>(), t["pa"].get<double>(), 1e-9);
 }
 
+// eval says why a score is what it is, on a user's own labelled directory:
+// two statements labelled as one event are split over two ids, two lines the
+// service groups but labelled as two events are a merge; both are named with
+// example lines, in the text report and in --json.
+TEST(Cli, EvalExplainsSplitsAndMergesOnAUsersOwnLabels) {
+  TempDir dir("logsift-eval-explain-");
+  dir.write_file("datasets.json", R"({"Mine": {"truth": "mine.csv"}})");
+  dir.write_file("mine.csv",
+                 "LineId,Content,EventId,EventTemplate\n"
+                 "1,Disk /dev/sda1 is full,E1,one event <*>\n"
+                 "2,Connection from 10.0.0.1 port 22 closed,E1,one event <*>\n"
+                 "3,User alice logged in,E2,User alice logged in\n"
+                 "4,User bob logged in,E3,User bob logged in\n");
+  RunResult text = run_logsift({"eval", dir.path()}, "", {}, Millis(60000));
+  ASSERT_TRUE(text.exit.clean()) << text.describe();
+  EXPECT_NE(text.out.find("Mine: 3 events, 3 ids; 1 events split over several ids (2 lines), "
+                          "1 ids hold several events (2 lines)"),
+            std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("split  2 lines of one event -> 2 ids: one event <*>"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("e.g. Disk /dev/sda1 is full"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("<- 2 events"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("e.g. User bob logged in"), std::string::npos) << text.out;
+
+  RunResult js = run_logsift({"eval", dir.path(), "--json"}, "", {}, Millis(60000));
+  ASSERT_TRUE(js.exit.clean()) << js.describe();
+  json j = json::parse(js.out, nullptr, false);
+  ASSERT_TRUE(j.is_object()) << js.describe();
+  const json& m = j["datasets"]["Mine"];
+  EXPECT_EQ(m["ga"].get<double>(), 0.0) << m;
+  ASSERT_EQ(m["merges"].size(), 1u) << m;
+  EXPECT_EQ(m["merges"][0]["events"].get<int>(), 2) << m;
+  ASSERT_EQ(m["splits"].size(), 1u) << m;
+  EXPECT_EQ(m["splits"][0]["parts"].size(), 2u) << m;
+
+  RunResult quiet = run_logsift({"eval", dir.path(), "--explain", "0"}, "", {}, Millis(60000));
+  ASSERT_TRUE(quiet.exit.clean()) << quiet.describe();
+  EXPECT_EQ(quiet.out.find("split"), std::string::npos) << quiet.out;
+  RunResult bad = run_logsift({"eval", dir.path(), "--explain", "lots"}, "", {}, Millis(60000));
+  EXPECT_EQ(bad.exit.code, 2) << bad.describe();
+  EXPECT_NE(bad.err.find("--explain"), std::string::npos) << bad.describe();
+}
+
 // --- config validation ---
 
 // `serve` with a bad value must exit non-zero and name the key on stderr.

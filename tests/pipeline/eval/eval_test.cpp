@@ -247,6 +247,100 @@ TEST_F(EvalDirTest, JsonAndTable) {
     for (const auto& l : lines) EXPECT_EQ(l.size(), lines[0].size()) << "misaligned: " << l;
 }
 
+// --- explain: splits and merges ---
+
+TEST(Explain, NamesTheSplitEventWithItsPiecesLargestFirst) {
+    // Event A (4 lines) over ids 1 (1 line), 2 (3 lines); event B (2 lines) on id 3 alone.
+    const Strs truth = {"A <*>", "A <*>", "B", "A <*>", "A <*>", "B"};
+    const Ids ids = {1, 2, 3, 2, 2, 3};
+    const Strs lines = {"A x", "A y", "B", "A z", "A w", "B"};
+    const Strs tmpls = {"A x", "A <*>", "B", "A <*>", "A <*>", "B"};
+    const Explanation e = explain(truth, ids, lines, tmpls, 3, 3);
+    EXPECT_EQ(e.events, 2u);
+    EXPECT_EQ(e.clusters, 3u);
+    EXPECT_EQ(e.split_events, 1u);
+    EXPECT_EQ(e.split_lines, 4u);
+    EXPECT_EQ(e.merged_clusters, 0u);
+    EXPECT_TRUE(e.merges.empty());
+    ASSERT_EQ(e.splits.size(), 1u);
+    EXPECT_EQ(e.splits[0].event, "A <*>");
+    EXPECT_EQ(e.splits[0].lines, 4u);
+    EXPECT_EQ(e.splits[0].ids, 2u);
+    ASSERT_EQ(e.splits[0].parts.size(), 2u);
+    EXPECT_EQ(e.splits[0].parts[0].id, "0000000000000002");
+    EXPECT_EQ(e.splits[0].parts[0].lines, 3u);
+    EXPECT_EQ(e.splits[0].parts[0].example, "A y") << "the first line of that piece";
+    EXPECT_EQ(e.splits[0].parts[0].template_text, "A <*>");
+    EXPECT_EQ(e.splits[0].parts[1].id, "0000000000000001");
+    EXPECT_EQ(e.splits[0].parts[1].template_text, "A x");
+}
+
+TEST(Explain, NamesTheMergedIdWithItsEvents) {
+    const Strs truth = {"open <*>", "close <*>", "open <*>", "ready"};
+    const Ids ids = {0xabc, 0xabc, 0xabc, 7};
+    const Strs lines = {"open a", "close a", "open b", "ready"};
+    const Explanation e = explain(truth, ids, lines, lines, 3, 3);
+    EXPECT_EQ(e.split_events, 0u);
+    EXPECT_EQ(e.merged_clusters, 1u);
+    EXPECT_EQ(e.merged_lines, 3u);
+    ASSERT_EQ(e.merges.size(), 1u);
+    EXPECT_EQ(e.merges[0].cluster_id, "0000000000000abc");
+    EXPECT_EQ(e.merges[0].events, 2u);
+    ASSERT_EQ(e.merges[0].parts.size(), 2u);
+    EXPECT_EQ(e.merges[0].parts[0].id, "open <*>");
+    EXPECT_EQ(e.merges[0].parts[0].lines, 2u);
+    EXPECT_EQ(e.merges[0].parts[1].id, "close <*>");
+    EXPECT_EQ(e.merges[0].parts[1].example, "close a");
+}
+
+TEST(Explain, KeepsTheWorstOnesWithinTheLimitsAndCountsAll) {
+    // Events E0..E4, event k has k+2 lines, each line its own id: all split.
+    Strs truth, lines;
+    Ids ids;
+    uint64_t next = 1;
+    for (int k = 0; k < 5; ++k)
+        for (int i = 0; i < k + 2; ++i) {
+            truth.push_back("E" + std::to_string(k));
+            lines.push_back("line " + std::to_string(next));
+            ids.push_back(next++);
+        }
+    const Explanation e = explain(truth, ids, lines, lines, 2, 1);
+    EXPECT_EQ(e.split_events, 5u);
+    EXPECT_EQ(e.split_lines, truth.size());
+    ASSERT_EQ(e.splits.size(), 2u);
+    EXPECT_EQ(e.splits[0].event, "E4");
+    EXPECT_EQ(e.splits[0].ids, 6u);
+    EXPECT_EQ(e.splits[1].event, "E3");
+    EXPECT_EQ(e.splits[0].parts.size(), 1u);
+    EXPECT_TRUE(explain(truth, ids, lines, lines, 0, 3).splits.empty());
+    EXPECT_THROW(explain(truth, ids, Strs{}, lines, 3, 3), std::invalid_argument);
+}
+
+TEST_F(EvalDirTest, ReportExplainsEachSetInJsonAndText) {
+    write_fixture();
+    const EvalReport r = evaluate_dir(dir_.string(), cluster_by_content);
+    const nlohmann::json j = to_json(r);
+    const nlohmann::json& tiny = j.at("datasets").at("tiny");
+    EXPECT_EQ(tiny.at("split_events").get<size_t>(), 1u);
+    EXPECT_EQ(tiny.at("split_lines").get<size_t>(), 3u);
+    EXPECT_EQ(tiny.at("merged_clusters").get<size_t>(), 0u);
+    ASSERT_EQ(tiny.at("splits").size(), 1u);
+    EXPECT_EQ(tiny.at("splits")[0].at("event").get<std::string>(), "open file <*>");
+    EXPECT_EQ(tiny.at("splits")[0].at("ids").get<size_t>(), 2u);
+    EXPECT_EQ(tiny.at("splits")[0].at("parts")[0].at("example").get<std::string>(), "open file a");
+    EXPECT_EQ(j.at("datasets").at("alpha").at("splits").size(), 0u);
+
+    const std::string text = format_explanation(r);
+    EXPECT_EQ(text.find("alpha"), std::string::npos) << "a perfect set needs no explanation:\n" << text;
+    EXPECT_NE(text.find("tiny: 4 events, 5 ids; 1 events split over several ids (3 lines)"), std::string::npos)
+        << text;
+    EXPECT_NE(text.find("split  3 lines of one event -> 2 ids: open file <*>"), std::string::npos) << text;
+    EXPECT_NE(text.find("e.g. open file b"), std::string::npos) << text;
+    EvalOptions none;
+    none.explain = 0;
+    EXPECT_TRUE(evaluate_dir(dir_.string(), cluster_by_content, none).datasets[1].why.splits.empty());
+}
+
 TEST(EvalJson, EmptyReportHasObjectForDatasets) {
     const nlohmann::json j = to_json(EvalReport{});
     EXPECT_TRUE(j.at("datasets").is_object());
