@@ -112,7 +112,7 @@ const std::vector<KeyDesc>& key_table() {
   static const std::vector<KeyDesc> table = {
       LS_STR(http_host), LS_INT(http_port), LS_STR(tcp_host), LS_INT(tcp_port), LS_BOOL(structured_messages), LS_STR(message_keys), LS_BOOL(structured_keep_caller), LS_STR(syslog_host), LS_INT(syslog_port), LS_INT(io_threads),
       LS_STR(data_dir), LS_STR(store), LS_STR(redis_url), LS_STR(redis_key_prefix), LS_INT(redis_timeout_ms),
-      LS_STR(redis_tls_ca_file), LS_INT(max_http_connections), LS_INT(max_tcp_connections), LS_INT(max_body_bytes), LS_INT(max_header_bytes),
+      LS_STR(redis_tls_ca_file), LS_INT(redis_claim_idle_ms), LS_INT(redis_buffer_bytes), LS_STR(redis_ingest_stream), LS_STR(redis_ingest_group), LS_INT(max_http_connections), LS_INT(max_tcp_connections), LS_INT(max_body_bytes), LS_INT(max_header_bytes),
       LS_INT(max_line_bytes), LS_INT(max_lines_per_request), LS_INT(http_idle_timeout_ms),
       LS_INT(tcp_idle_timeout_ms), LS_BOOL(tcp_replies), LS_INT(tcp_max_inflight_batches), LS_INT(tcp_max_write_queue_bytes),
       LS_INT(max_labels), LS_INT(shutdown_grace_ms), LS_INT(memory_trim_interval_ms), LS_INT(mailbox_capacity), LS_INT(max_inflight_lines),
@@ -257,6 +257,16 @@ void Config::validate() const {
   require_range("io_threads", io_threads, 1, 64);
   if (data_dir.empty()) throw ConfigError("data_dir", "must not be empty");
   if (store != "sqlite" && store != "redis") throw ConfigError("store", "must be \"sqlite\" or \"redis\"");
+  if (!redis_ingest_stream.empty()) {
+    if (redis_ingest_stream.size() > 256) throw ConfigError("redis_ingest_stream", "at most 256 bytes");
+    if (redis_ingest_group.empty() || redis_ingest_group.size() > 256)
+      throw ConfigError("redis_ingest_group", "must be a name of 1 to 256 bytes");
+    try {
+      redis::parse_url(redis_url);
+    } catch (const std::invalid_argument& e) {
+      throw ConfigError("redis_url", e.what());
+    }
+  }
   if (store == "redis") {
     try {
       redis::parse_url(redis_url);
@@ -266,6 +276,8 @@ void Config::validate() const {
   }
   if (redis_key_prefix.size() > 256) throw ConfigError("redis_key_prefix", "at most 256 bytes");
   require_range("redis_timeout_ms", redis_timeout_ms, 1, 600000);
+  require_range("redis_claim_idle_ms", redis_claim_idle_ms, 1000, 86400000);
+  require_range("redis_buffer_bytes", redis_buffer_bytes, 0, int64_t{1} << 40);
   require_range("max_http_connections", max_http_connections, 1, 1000000);
   require_range("max_tcp_connections", max_tcp_connections, 1, 1000000);
   require_range("max_body_bytes", max_body_bytes, 1024, int64_t{1} << 32);

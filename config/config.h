@@ -66,6 +66,18 @@ struct Config {
   std::string redis_key_prefix;
   int redis_timeout_ms = 0;
   std::string redis_tls_ca_file;
+  // store redis: alerts held by a replica that stopped refreshing them for
+  // this long are taken over by another (service/alerts/redis_alert_store.h).
+  int64_t redis_claim_idle_ms = 0;
+  // store redis: catalog writes held in memory while Redis is unreachable,
+  // at most about this many bytes; then lines are refused with 503. 0: no
+  // buffer (a write fails at once).
+  int64_t redis_buffer_bytes = 0;
+  // Queue ingest: a Redis Stream (at redis_url) whose entries' "line" field
+  // each replica consumes through the group redis_ingest_group; "" = off
+  // (service/net/redis_queue.h).
+  std::string redis_ingest_stream;
+  std::string redis_ingest_group;
 
   int max_http_connections = 0;
   int max_tcp_connections = 0;

@@ -278,6 +278,14 @@ void Pipeline::set_alert_rules(std::vector<alerts::RuleSpec> rules) {
   if (impl_->state) impl_->state->set_rules(std::move(rules));
 }
 
+void Pipeline::set_count_publisher(std::function<void(std::vector<CountDelta>&&)> publisher) {
+  if (impl_->state) impl_->state->set_publisher(std::move(publisher));
+}
+
+void Pipeline::observe_remote(const std::vector<CountDelta>& deltas) {
+  if (impl_->state) impl_->state->observe_remote(deltas);
+}
+
 size_t Pipeline::replay_pending_alerts() { return impl_->state->replay_pending(); }
 
 std::vector<std::pair<uint64_t, uint64_t>> Pipeline::window_counts(int64_t window_ms) {

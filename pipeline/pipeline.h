@@ -32,6 +32,7 @@
 namespace logsift {
 
 class Catalog;
+struct CountDelta;
 
 // A finished batch, indexable like its records; it owns their bytes.
 class Results {
@@ -89,6 +90,11 @@ class Pipeline {
   // (cluster id, count in the last window_ms) of every cluster counted in
   // it, highest first; std::invalid_argument for a window not kept.
   std::vector<std::pair<uint64_t, uint64_t>> window_counts(int64_t window_ms);
+  // store: redis: where this replica's counts go, and the other replicas'
+  // counts coming in (pipeline/store/redis_windows.h). The publisher is set
+  // once, before traffic.
+  void set_count_publisher(std::function<void(std::vector<CountDelta>&&)> publisher);
+  void observe_remote(const std::vector<CountDelta>& deltas);
   // StateStage::replay_pending: new_cluster alerts lost to a crash between
   // the catalog commit and the outbox write. Startup only, before traffic.
   size_t replay_pending_alerts();

@@ -24,6 +24,7 @@ std::string_view reject_reason_name(Reject r) {
     case Reject::kMethodNotAllowed: return "method_not_allowed";
     case Reject::kTooManyConnections: return "too_many_connections";
     case Reject::kOverloaded: return "overloaded";
+    case Reject::kStoreUnavailable: return "store_unavailable";
     case Reject::kUnauthorized: return "unauthorized";
     case Reject::kCount: break;
   }
@@ -113,6 +114,17 @@ std::string Metrics::prometheus() const {
   counter("logsift_redis_round_trips_total", "Pipelined round trips to Redis (store: redis).", redis_round_trips.get());
   counter("logsift_redis_commands_total", "Commands sent to Redis in those round trips.", redis_commands.get());
   counter("logsift_redis_errors_total", "Redis connects or round trips that failed or timed out.", redis_errors.get());
+  counter("logsift_queue_entries_total", "Entries read from the Redis Stream of queue ingest.", queue_lines.get());
+  counter("logsift_queue_acked_total", "Queue entries acknowledged (in the catalog, or rejected for good).",
+          queue_acked.get());
+  counter("logsift_alerts_taken_over_total", "Alerts taken over from a replica that stopped holding them (store: redis).",
+          alerts_taken_over.get());
+  counter("logsift_alert_claims_lost_total",
+          "Rule firings or resolutions not sent because another replica claimed them first (store: redis).",
+          alert_claims_lost.get());
+  counter("logsift_redis_buffer_rejected_total",
+          "Lines refused (503) because the buffer of catalog writes waiting for Redis was full.",
+          redis_buffer_rejected.get());
   counter("logsift_labels_dropped_total", "Labels dropped over max_labels.", labels_dropped.get());
   counter("logsift_alerts_raised_total", "Alert events raised by the rules.", alerts_raised.get());
   counter("logsift_alerts_enqueued_total", "Alerts written to the outbox (per subscription).", alerts_enqueued.get());
@@ -132,6 +144,9 @@ std::string Metrics::prometheus() const {
   auto gauge = [&](const char* name, const char* help, int64_t v) {
     o << "# HELP " << name << ' ' << help << "\n# TYPE " << name << " gauge\n" << name << ' ' << v << '\n';
   };
+  gauge("logsift_redis_buffered_lines", "Lines whose catalog writes wait in memory for Redis to come back.",
+        redis_buffered_lines.get());
+  gauge("logsift_alert_rules", "Alert rules evaluated (the union over subscriptions).", alert_rules.get());
   gauge("logsift_inflight_batches", "Batches admitted to the pipeline and not finished.", inflight_batches.get());
   gauge("logsift_inflight_lines", "Lines admitted to the pipeline and not finished.", inflight_lines.get());
   o << "# HELP logsift_stage_queue_batches Batches waiting for a pipeline stage.\n"

@@ -92,6 +92,7 @@ enum class Reject : int {
   kMethodNotAllowed,
   kTooManyConnections,
   kOverloaded,
+  kStoreUnavailable,
   kUnauthorized,
   kCount
 };
@@ -138,6 +139,18 @@ struct Metrics {
   Counter redis_commands;
   Counter redis_errors;
   Histogram redis_round_trip_seconds;
+  // store: redis. Alerts taken over from a replica that stopped (XAUTOCLAIM);
+  // rule firings (or resolutions) another replica had already claimed;
+  // catalog writes held while Redis is unreachable, in lines, and lines
+  // refused because that buffer was full.
+  Counter alerts_taken_over;
+  // Queue ingest (redis_ingest_stream): entries read, entries acknowledged.
+  Counter queue_lines;
+  Counter queue_acked;
+  Counter alert_claims_lost;
+  Gauge redis_buffered_lines;
+  Counter redis_buffer_rejected;
+  Gauge alert_rules;  // rules the aggregator evaluates (the union over subscriptions)
   std::array<Histogram, static_cast<size_t>(Model::kCount)> model_forward_seconds;  // one forward call
   std::array<SizeHistogram, static_cast<size_t>(Model::kCount)> model_batch_rows;   // rows in it
   Histogram heap_trim_seconds;       // release_free_heap() calls (pipeline/core/memory.h)

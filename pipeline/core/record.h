@@ -86,6 +86,10 @@ struct Batch {
   // Tokens of every record (Record::tok_begin/tok_end), one allocation per batch.
   std::vector<Token> tokens;
   uint8_t pending = 0;  // union of the records' pending bits
+  // Set by the state stage when the store refused the lines for now (a
+  // shared store unreachable and its write buffer full): the request is
+  // answered 503 with this reason, each line of a stream gets it as error.
+  std::string unavailable;
 
   // Takes ownership of a buffer that records will view (no copy).
   std::string_view adopt(std::string buffer) {

@@ -61,10 +61,15 @@ uint64_t ring_advance(uint32_t* buckets, int n, int64_t* head, int64_t bucket) {
 }
 // Counts one line in `bucket` (<= head after ring_advance). False if the
 // bucket already left the ring (a line older than the window).
-bool ring_add(uint32_t* buckets, int n, int64_t head, int64_t bucket) {
+// Saturating: a count never wraps.
+uint32_t sat_add(uint32_t a, uint32_t k) {
+  return a > std::numeric_limits<uint32_t>::max() - k ? std::numeric_limits<uint32_t>::max() : a + k;
+}
+
+bool ring_add(uint32_t* buckets, int n, int64_t head, int64_t bucket, uint32_t k = 1) {
   if (bucket <= head - n) return false;
   uint32_t& b = buckets[slot_of(bucket, n)];
-  if (b != std::numeric_limits<uint32_t>::max()) ++b;  // saturate rather than wrap
+  b = sat_add(b, k);
   return true;
 }
 
@@ -597,8 +602,21 @@ void Aggregator::evict_oldest(int64_t ts_ms, std::vector<AlertEvent>* out) {
 }
 
 void Aggregator::observe(uint64_t cluster_id, bool is_new, std::string_view template_text, const Labels& labels,
-                         std::string_view text, int64_t ts_ms, std::vector<AlertEvent>* out) {
+                         std::string_view text, int64_t ts_ms, std::vector<AlertEvent>* out, uint32_t count) {
   Cluster& c = touch(cluster_id, is_new, template_text, ts_ms, out);
+  if (count == 0) {
+    // No line: a cluster learned late to be new (its catalog write was
+    // delayed). Only its new_cluster rules look at it.
+    const Severity level = rules_need_level_ ? line_severity(labels) : Severity::kUnknown;
+    for (size_t i = 0; i < rules_.size(); ++i) {
+      const RuleSpec& spec = rules_[i].spec;
+      if (rules_[i].kind != Kind::kNewCluster || level < spec.min_level) continue;
+      if (!spec.label_filters.empty() && !labels_match(spec.label_filters, labels)) continue;
+      observe_rule(i, c, labels, ts_ms, out, 0);
+    }
+    recount(c);
+    return;
+  }
   c.last_seen_ms = std::max(c.last_seen_ms, ts_ms);
 
   bool compact = c.series.empty();
@@ -606,7 +624,7 @@ void Aggregator::observe(uint64_t cluster_id, bool is_new, std::string_view temp
     for (size_t w = 0; w < series_.size() && compact; ++w)
       compact = floor_div(ts_ms, series_[w].bucket_ms) == c.series_head[w];
     if (compact) {
-      if (c.compact_count != std::numeric_limits<uint32_t>::max()) ++c.compact_count;  // saturate, as ring_add
+      c.compact_count = sat_add(c.compact_count, count);
     } else {
       // A second bucket: the rings take over, holding the compact count.
       c.series.assign(series_buckets_total_, 0);
@@ -620,11 +638,11 @@ void Aggregator::observe(uint64_t cluster_id, bool is_new, std::string_view temp
       uint32_t* ring = c.series.data() + sw.offset;
       int64_t bucket = floor_div(ts_ms, sw.bucket_ms);
       ring_advance(ring, sw.buckets, &c.series_head[w], bucket);
-      ring_add(ring, sw.buckets, c.series_head[w], bucket);
+      ring_add(ring, sw.buckets, c.series_head[w], bucket, count);
     }
   }
 
-  if (opts_.max_examples > 0) {
+  if (opts_.max_examples > 0 && !text.empty()) {
     // assign() reuses the slot's capacity: no allocation once the ring is warm.
     c.examples[c.examples_next].assign(utf8_prefix(text, opts_.max_example_bytes));
     c.examples_next = (c.examples_next + 1) % opts_.max_examples;
@@ -637,7 +655,7 @@ void Aggregator::observe(uint64_t cluster_id, bool is_new, std::string_view temp
       const RuleSpec& spec = rules_[i].spec;
       if (level < spec.min_level) continue;  // kUnknown min_level passes every line
       if (!spec.label_filters.empty() && !labels_match(spec.label_filters, labels)) continue;
-      observe_rule(i, c, labels, ts_ms, out);
+      observe_rule(i, c, labels, ts_ms, out, count);
     }
   }
   recount(c);  // a few capacity reads: the ring slots and rule states may have grown
@@ -670,7 +688,7 @@ void roll_windows(const RuleSpec& spec, int64_t win, int64_t* win_index, int64_t
 }  // namespace
 
 void Aggregator::observe_rule(size_t i, Cluster& c, const Labels& labels, int64_t ts_ms,
-                              std::vector<AlertEvent>* out) {
+                              std::vector<AlertEvent>* out, uint32_t count) {
   const Rule& rule = rules_[i];
   if (c.rules.size() < rules_.size()) c.rules.resize(rules_.size());
   std::unique_ptr<RuleState>& slot = c.rules[i];
@@ -698,11 +716,11 @@ void Aggregator::observe_rule(size_t i, Cluster& c, const Labels& labels, int64_
   RuleState& s = *slot;
   const int64_t bucket = floor_div(ts_ms, rule.bucket_ms);
   s.total -= ring_advance(s.buckets.data(), rule.buckets, &s.head, bucket);
-  if (ring_add(s.buckets.data(), rule.buckets, s.head, bucket)) ++s.total;
+  if (ring_add(s.buckets.data(), rule.buckets, s.head, bucket, count)) s.total += count;
   if (rule.kind == Kind::kSpike) {
     const int64_t win = floor_div(ts_ms, rule.spec.window_ms);
     roll_windows(rule.spec, win, &s.win_index, s.first_win_index, &s.win_count, &s.baseline, &s.has_baseline);
-    if (win == s.win_index) ++s.win_count;  // a late line of a closed window is not re-learned
+    if (win == s.win_index) s.win_count += count;  // a late line of a closed window is not re-learned
   }
 
   const bool holds = condition_holds(rule.spec, rule.kind, s.total, s.baseline, s.has_baseline);

@@ -166,8 +166,12 @@ class Aggregator {
   // for the first time. Appends raised alerts to *out (in rule order; a
   // cluster evicted to make room may add "resolved" notices first). `out`
   // may be null (alerts dropped). No allocation in the steady state.
+  // count > 1: that many lines alike at ts_ms (the counts of another replica,
+  // store: redis); an empty text adds no example. count 0: no line, only the
+  // news that the cluster is new (its catalog write landed late): counts
+  // nothing, may fire its new_cluster rules.
   void observe(uint64_t cluster_id, bool is_new, std::string_view template_text, const Labels& labels,
-               std::string_view text, int64_t ts_ms, std::vector<AlertEvent>* out);
+               std::string_view text, int64_t ts_ms, std::vector<AlertEvent>* out, uint32_t count = 1);
   // Time passes: raises "resolved" for firing threshold/spike alerts whose
   // condition no longer holds at now_ms. Firing needs a line, so only
   // observe() fires. Cost is proportional to the alerts firing, not to the
@@ -202,7 +206,7 @@ class Aggregator {
   // Count of series window w's bucket (<= its head, within its ring) in either form.
   uint32_t series_at(const Cluster& c, size_t w, int64_t bucket) const;
   void observe_rule(size_t rule_index, Cluster& c, const Labels& labels, int64_t ts_ms,
-                    std::vector<AlertEvent>* out);
+                    std::vector<AlertEvent>* out, uint32_t count);
   // Advances a threshold/spike state to now_ms; if it is firing and its
   // condition no longer holds, marks it resolved and appends the notice.
   bool maybe_resolve(const Rule& rule, RuleState& s, const Cluster& c, int64_t now_ms,

@@ -55,11 +55,25 @@ std::optional<nlohmann::json> StateStage::series(uint64_t cluster_id, int64_t wi
   return agg_.series(cluster_id, window_ms, now_ms());
 }
 
-void StateStage::emit(std::vector<alerts::AlertEvent>& events) {
+void StateStage::count_evictions_locked() {
   if (agg_.evictions() != evictions_reported_) {
     metrics().aggregator_evictions.inc(agg_.evictions() - evictions_reported_);
     evictions_reported_ = agg_.evictions();
   }
+}
+
+void StateStage::observe_remote(const std::vector<CountDelta>& deltas) {
+  std::vector<alerts::AlertEvent> raised;
+  {
+    std::lock_guard lock(mu_);
+    for (const auto& d : deltas)
+      agg_.observe(d.cluster_id, /*is_new=*/false, d.template_text, d.labels, {}, d.ts_ms, &raised, d.count);
+    count_evictions_locked();
+  }
+  emit(raised);
+}
+
+void StateStage::emit(std::vector<alerts::AlertEvent>& events) {
   if (events.empty()) return;
   metrics().alerts_raised.inc(events.size());
   if (sink_) sink_(std::move(events));
@@ -78,6 +92,7 @@ void StateStage::apply(std::vector<Batch*>& group) {
   metrics().lines_clustered.inc(clustered);
 
   std::vector<uint64_t> created;  // clusters this group created
+  std::vector<alerts::AlertEvent> raised;
   if (catalog_) {
     // Aggregate the group per cluster: one upsert per distinct cluster.
     std::vector<ClusterUpdate> updates;
@@ -117,6 +132,7 @@ void StateStage::apply(std::vector<Batch*>& group) {
       new_clusters += fresh[idx];
       if (fresh[idx]) created.push_back(rec->cluster_id);
     }
+    late_new(&created, &raised);
     // Fault injection for the crash-between-commits test only: the process
     // dies after the catalog commit, before any alert reaches the outbox.
     static const bool crash_after_commit = std::getenv("LOGSIFT_FAILPOINT_CRASH_AFTER_CATALOG_COMMIT") != nullptr;
@@ -124,7 +140,6 @@ void StateStage::apply(std::vector<Batch*>& group) {
     metrics().new_clusters.inc(new_clusters);
   }
 
-  std::vector<alerts::AlertEvent> raised;
   {
     std::lock_guard lock(mu_);
     for (Batch* b : group)
@@ -132,7 +147,9 @@ void StateStage::apply(std::vector<Batch*>& group) {
         if (!r.ok()) continue;
         agg_.observe(r.cluster_id, r.is_new, r.template_text, r.labels, r.text, r.received_ms, &raised);
       }
+    count_evictions_locked();
   }
+  if (publisher_) publish(group);
   // Outside the lock: the sink writes to SQLite. The lines are in the
   // catalog whatever happens here; the new clusters stay alert-pending until
   // the sink returns, so a failed or interrupted outbox write is repaired by
@@ -152,6 +169,46 @@ void StateStage::apply(std::vector<Batch*>& group) {
   }
 }
 
+void StateStage::publish(const std::vector<Batch*>& group) {
+  // One delta per (cluster, labels) of the group.
+  std::vector<CountDelta> deltas;
+  std::unordered_map<uint64_t, std::vector<size_t>> by_cluster;
+  for (const Batch* b : group)
+    for (const auto& r : b->records) {
+      if (!r.ok()) continue;
+      auto& idx = by_cluster[r.cluster_id];
+      CountDelta* d = nullptr;
+      for (size_t i : idx)
+        if (deltas[i].labels == r.labels) {
+          d = &deltas[i];
+          break;
+        }
+      if (!d) {
+        idx.push_back(deltas.size());
+        d = &deltas.emplace_back();
+        d->cluster_id = r.cluster_id;
+        d->template_text = std::string(r.template_text);
+        d->labels = r.labels;
+      }
+      ++d->count;
+      d->ts_ms = std::max(d->ts_ms, r.received_ms);
+    }
+  if (!deltas.empty()) publisher_(std::move(deltas));
+}
+
+void StateStage::late_new(std::vector<uint64_t>* created, std::vector<alerts::AlertEvent>* raised) {
+  // Clusters whose buffered catalog writes have just landed and created them.
+  auto late = catalog_->take_created();
+  if (late.empty()) return;
+  std::lock_guard lock(mu_);
+  for (const auto& p : late) {
+    agg_.observe(p.cluster_id, /*is_new=*/true, p.template_text, p.labels, p.example, p.first_seen_ms, raised,
+                 /*count=*/0);
+    created->push_back(p.cluster_id);
+  }
+  metrics().new_clusters.inc(late.size());
+}
+
 size_t StateStage::replay_pending() {
   if (!catalog_) return 0;
   auto pending = catalog_->pending_new_clusters();
@@ -161,6 +218,7 @@ size_t StateStage::replay_pending() {
     std::lock_guard lock(mu_);
     for (const auto& p : pending)
       agg_.observe(p.cluster_id, /*is_new=*/true, p.template_text, p.labels, p.example, p.first_seen_ms, &raised);
+    count_evictions_locked();
   }
   emit(raised);  // throws: they stay pending
   std::vector<uint64_t> ids;
@@ -194,6 +252,13 @@ void StateStage::run() {
       try {
         apply(group);
         metrics().time(StageTimer::kState, mono_ns() - t0);
+      } catch (const StoreUnavailable& e) {
+        // Refused, not failed: the caller is told to retry (503).
+        for (auto* b : group) {
+          b->unavailable = e.what();
+          for (auto& r : b->records)
+            if (r.ok()) r.error = e.what();
+        }
       } catch (const std::exception& e) {
         spdlog::error("stage {}: {}", name(), e.what());
         for (auto* b : group) fail_batch(*b, e.what());
@@ -203,9 +268,26 @@ void StateStage::run() {
       break;
     }
     if (clock::now() >= next_tick) {
+      if (catalog_) {
+        // Writes buffered while the store was unreachable, with no traffic
+        // to carry them: retried here.
+        try {
+          catalog_->flush();
+          std::vector<uint64_t> created;
+          late_new(&created, &raised);
+          if (!created.empty()) {
+            emit(raised);
+            catalog_->mark_alerted(created);
+          }
+        } catch (const std::exception& e) {
+          spdlog::error("stage {}: delayed catalog writes: {}", name(), e.what());
+        }
+        raised.clear();
+      }
       {
         std::lock_guard lock(mu_);
         agg_.tick(now_ms(), &raised);
+        count_evictions_locked();
       }
       try {
         emit(raised);

@@ -12,6 +12,8 @@
 #pragma once
 
 #include <functional>
+#include <string>
+#include <vector>
 #include <mutex>
 #include <optional>
 
@@ -20,13 +22,17 @@
 #include "config/config.h"
 #include "pipeline/core/stage.h"
 #include "pipeline/stages/aggregator.h"
+#include "pipeline/store/catalog.h"
 
 namespace logsift {
 
-class Catalog;
 
-// Called on the state thread, outside its lock, with the alerts raised.
+// Called outside the stage's lock with the alerts raised: on the state
+// thread, or (store: redis) on the thread that folds in other replicas' counts.
 using AlertSink = std::function<void(std::vector<alerts::AlertEvent>&&)>;
+
+// Takes the deltas of one applied group (state thread; must not block long).
+using CountPublisher = std::function<void(std::vector<CountDelta>&&)>;
 
 class StateStage final : public Stage {
  public:
@@ -34,6 +40,11 @@ class StateStage final : public Stage {
   StateStage(const Config& c, Catalog* catalog, AlertSink sink);
 
   void set_rules(std::vector<alerts::RuleSpec> rules);
+  // Before traffic: where this replica's counts go (store: redis).
+  void set_publisher(CountPublisher p) { publisher_ = std::move(p); }
+  // Another replica's counts: into the windows and rules, alerts to the sink
+  // (any thread).
+  void observe_remote(const std::vector<CountDelta>& deltas);
   // Throws std::invalid_argument for a window that is not configured.
   std::optional<nlohmann::json> series(uint64_t cluster_id, int64_t window_ms);
   // Raises the new_cluster alerts of clusters the catalog created but whose
@@ -53,6 +64,11 @@ class StateStage final : public Stage {
  private:
   void apply(std::vector<Batch*>& group);
   void emit(std::vector<alerts::AlertEvent>& events);
+  void count_evictions_locked();  // mu_ held
+  void publish(const std::vector<Batch*>& group);
+  // Takes the catalog's late-created clusters into the aggregator (their
+  // new_cluster alerts to *raised) and appends their ids to *created.
+  void late_new(std::vector<uint64_t>* created, std::vector<alerts::AlertEvent>* raised);
 
   Catalog* catalog_;
   int max_examples_;
@@ -60,7 +76,8 @@ class StateStage final : public Stage {
   std::mutex mu_;
   alerts::Aggregator agg_;
   AlertSink sink_;
-  uint64_t evictions_reported_ = 0;
+  uint64_t evictions_reported_ = 0;  // under mu_
+  CountPublisher publisher_;
 };
 
 alerts::AggregatorOptions aggregator_options(const Config& c);

@@ -13,6 +13,7 @@
 #include <mutex>
 #include <thread>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,17 @@ struct ClusterUpdate {
   std::vector<std::pair<std::string, Labels>> examples;  // candidates, oldest first
 };
 
+// Lines alike counted by one replica: the unit replicas share so that each
+// one's windows (series, threshold and spike rules) count every replica's
+// lines (store: redis; pipeline/store/redis_windows.h).
+struct CountDelta {
+  uint64_t cluster_id = 0;
+  int64_t ts_ms = 0;  // the newest of those lines
+  uint32_t count = 0;
+  std::string template_text;
+  Labels labels;
+};
+
 // A cluster created but not yet known to have had its new_cluster alerts
 // raised (Catalog::pending_new_clusters).
 struct PendingNewCluster {
@@ -46,6 +58,13 @@ struct PendingNewCluster {
   int64_t first_seen_ms = 0;
   std::string example;  // its first line
   Labels labels;        // that line's labels
+};
+
+// Thrown by Catalog::apply when the store cannot take the lines now (a
+// shared store unreachable and its write buffer full): the lines are
+// refused (HTTP 503; an error line on a socket), not accepted.
+struct StoreUnavailable : std::runtime_error {
+  using std::runtime_error::runtime_error;
 };
 
 class Catalog {
@@ -84,6 +103,13 @@ class Catalog {
   virtual std::optional<nlohmann::json> get(uint64_t cluster_id) = 0;
   // At shutdown: SQLite checkpoints the WAL and truncates it.
   virtual void checkpoint() {}
+  // A store that buffers writes while it is unreachable (Redis) retries
+  // them here; the state stage calls it about once a second. Writer thread.
+  virtual void flush() {}
+  // Clusters created by writes that were buffered and have now landed (the
+  // lines were answered is_new=false then): their new_cluster alerts are
+  // raised now. Writer thread.
+  virtual std::vector<PendingNewCluster> take_created() { return {}; }
   // Empty while the store answers; else a coarse reason ("redis unreachable")
   // that /readyz reports: the last call to the store failed.
   virtual std::string unavailable() const { return {}; }

@@ -2,7 +2,12 @@
 
 #include <hiredis/hiredis.h>
 
+#include <unistd.h>
+
 #include <array>
+#include <charconv>
+#include <cstdio>
+#include <random>
 #include <optional>
 
 #include <boost/asio/connect.hpp>
@@ -244,10 +249,43 @@ std::vector<Reply> Connection::pipeline(const std::vector<std::vector<std::strin
   }
 }
 
+std::vector<Reply> Connection::pipeline_repeatable(const std::vector<std::vector<std::string>>& commands) {
+  const bool was_open = connected();
+  try {
+    return pipeline(commands);
+  } catch (const Error&) {
+    if (!was_open) throw;
+    return pipeline(commands);
+  }
+}
+
 Reply Connection::command(const std::vector<std::string>& args) { return std::move(pipeline({args}).front()); }
 
 bool Connection::connected() const { return impl_->connected(); }
 void Connection::close() { impl_->close(); }
 const Url& Connection::url() const { return impl_->url; }
+
+void check_reply(const Reply& r, std::string_view who, std::string_view what) {
+  if (r.is_error())
+    throw std::runtime_error(std::string(who) + ": " + std::string(what) + ": " + r.str);
+}
+
+int64_t to_int(std::string_view text) {
+  int64_t v = 0;
+  std::from_chars(text.data(), text.data() + text.size(), v);
+  return v;
+}
+
+const std::string& process_name() {
+  static const std::string name = [] {
+    char host[256] = {};
+    gethostname(host, sizeof host - 1);
+    std::random_device rd;
+    char tag[9];
+    std::snprintf(tag, sizeof tag, "%08x", static_cast<unsigned>(rd()));
+    return std::string(host) + ":" + std::to_string(getpid()) + ":" + tag;
+  }();
+  return name;
+}
 
 }  // namespace logsift::redis

@@ -64,6 +64,18 @@ struct Options {
   std::string tls_ca_file;                  // rediss://: CA bundle; empty: the system's
 };
 
+// An error reply as an exception: std::runtime_error("<who>: <what>: <the
+// error>"). The stores expect no error reply (a wrong type, a script error):
+// one fails the whole call.
+void check_reply(const Reply& r, std::string_view who, std::string_view what);
+// A reply's decimal text as a number; 0 when it is not one.
+int64_t to_int(std::string_view text);
+
+// A name for this process among the replicas sharing a Redis (consumer
+// names in consumer groups, the origin of shared counts):
+// "<hostname>:<pid>:<8 random hex digits>", the same for the whole process.
+const std::string& process_name();
+
 class Connection {
  public:
   Connection(Url url, Options options);
@@ -75,6 +87,10 @@ class Connection {
   // trip (pipelining). A Redis error reply is a Reply of type kError, not an
   // exception; a connection failure or timeout throws Error.
   std::vector<Reply> pipeline(const std::vector<std::vector<std::string>>& commands);
+  // pipeline() for commands that are safe to run twice: a connection that was
+  // already open when the call began (one left from before a Redis restart)
+  // gets one more try on a fresh connection before Error is thrown.
+  std::vector<Reply> pipeline_repeatable(const std::vector<std::vector<std::string>>& commands);
   Reply command(const std::vector<std::string>& args);
 
   bool connected() const;

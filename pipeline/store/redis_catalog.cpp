@@ -2,13 +2,15 @@
 
 #include <algorithm>
 #include <cctype>
-#include <charconv>
+#include <random>
 #include <stdexcept>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
 #include "lsh/lsh.h"
+#include "pipeline/core/metrics.h"
 #include "pipeline/core/time.h"
 
 namespace logsift {
@@ -59,17 +61,7 @@ end
 return total
 )lua";
 
-int64_t to_i64(const std::string& s) {
-  int64_t v = 0;
-  std::from_chars(s.data(), s.data() + s.size(), v);
-  return v;
-}
-
-// Redis errors inside replies (a wrong type, a script error) are failures of
-// the whole call: nothing here expects one.
-void check(const Reply& r, const char* what) {
-  if (r.is_error()) throw std::runtime_error(std::string("redis catalog: ") + what + ": " + r.str);
-}
+void check(const Reply& r, const char* what) { redis::check_reply(r, "redis catalog", what); }
 
 std::string lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -79,8 +71,14 @@ std::string lower(std::string s) {
 }  // namespace
 
 RedisCatalog::RedisCatalog(const redis::Url& url, const redis::Options& options, std::string key_prefix,
-                           int max_examples)
-    : prefix_(std::move(key_prefix)), max_examples_(max_examples), writer_(url, options), reader_(url, options) {
+                           int max_examples, size_t max_buffer_bytes)
+    : prefix_(std::move(key_prefix)),
+      max_examples_(max_examples),
+      max_buffer_bytes_(max_buffer_bytes),
+      writer_(url, options),
+      reader_(url, options) {
+  std::random_device rd;
+  marker_ = key("applied:" + lsh::format_id((static_cast<uint64_t>(rd()) << 32) | rd()));
   auto loaded = writer_.command({"SCRIPT", "LOAD", kApplyScript});
   check(loaded, "SCRIPT LOAD");
   script_sha_ = loaded.str;
@@ -93,8 +91,11 @@ RedisCatalog::~RedisCatalog() = default;
 std::string RedisCatalog::unavailable() const { return down_.load() ? "redis unreachable" : ""; }
 
 std::vector<Reply> RedisCatalog::call(redis::Connection& c, const std::vector<std::vector<std::string>>& cmds) const {
+  // Reads may go twice (a reader connection left from before a Redis
+  // restart fails its first use); writes never: the marker decides what a
+  // broken write did.
   try {
-    auto r = c.pipeline(cmds);
+    auto r = &c == &reader_ ? c.pipeline_repeatable(cmds) : c.pipeline(cmds);
     down_.store(false);
     return r;
   } catch (const redis::Error& e) {
@@ -103,11 +104,20 @@ std::vector<Reply> RedisCatalog::call(redis::Connection& c, const std::vector<st
   }
 }
 
-std::vector<bool> RedisCatalog::apply(const std::vector<ClusterUpdate>& updates) {
+std::vector<bool> RedisCatalog::send(const std::vector<ClusterUpdate>& updates) {
   std::vector<bool> is_new(updates.size(), false);
   if (updates.empty()) return is_new;
+  const uint64_t seq = ++seq_;
+  sent_seq_ = seq;
   std::vector<std::vector<std::string>> cmds;
-  cmds.reserve(updates.size());
+  cmds.reserve(updates.size() + 4);
+  // A new connection (the first, or after a failure: maybe a restarted,
+  // empty Redis) loads the script first, in the same round trip.
+  const bool load = !writer_.connected();
+  if (load) cmds.push_back({"SCRIPT", "LOAD", kApplyScript});
+  // One transaction per group: a round trip cut off before EXEC ran changes
+  // nothing; the marker tells whether one cut off after it did.
+  cmds.push_back({"MULTI"});
   for (const auto& u : updates) {
     const std::string id = lsh::format_id(u.cluster_id);
     std::vector<std::string> keys = {key("c:" + id),    key("ex:" + id),    key("by_count"),
@@ -135,9 +145,17 @@ std::vector<bool> RedisCatalog::apply(const std::vector<ClusterUpdate>& updates)
     cmd.insert(cmd.end(), std::make_move_iterator(args.begin()), std::make_move_iterator(args.end()));
     cmds.push_back(std::move(cmd));
   }
-  auto replies = call(writer_, cmds);
-  // A restarted (or flushed) Redis forgot the script: NOSCRIPT fails that
-  // call without running it. Load it again and send those updates again.
+  cmds.push_back({"SET", marker_, std::to_string(seq), "EX", "86400"});
+  cmds.push_back({"EXEC"});
+  auto all = call(writer_, cmds);
+  if (load) check(all.front(), "SCRIPT LOAD");
+  const Reply& exec = all.back();
+  check(exec, "EXEC");
+  if (exec.type != Reply::Type::kArray || exec.elements.size() != updates.size() + 1)
+    throw std::runtime_error("redis catalog: EXEC returned no results");
+  std::vector<Reply> replies(exec.elements.begin(), exec.elements.end() - 1);
+  // A flushed script cache (SCRIPT FLUSH) fails those calls without running
+  // them: load it again and send those updates again.
   std::vector<size_t> noscript;
   for (size_t i = 0; i < replies.size(); ++i)
     if (replies[i].is_error() && replies[i].str.rfind("NOSCRIPT", 0) == 0) noscript.push_back(i);
@@ -147,8 +165,9 @@ std::vector<bool> RedisCatalog::apply(const std::vector<ClusterUpdate>& updates)
     script_sha_ = loaded.str;
     std::vector<std::vector<std::string>> again;
     for (size_t i : noscript) {
-      cmds[i][1] = script_sha_;
-      again.push_back(cmds[i]);
+      auto& cmd = cmds[i + (load ? 2 : 1)];
+      cmd[1] = script_sha_;
+      again.push_back(cmd);
     }
     auto retried = call(writer_, again);
     for (size_t j = 0; j < noscript.size(); ++j) replies[noscript[j]] = std::move(retried[j]);
@@ -159,6 +178,147 @@ std::vector<bool> RedisCatalog::apply(const std::vector<ClusterUpdate>& updates)
   }
   return is_new;
 }
+
+std::vector<bool> RedisCatalog::apply(const std::vector<ClusterUpdate>& updates) {
+  if (max_buffer_bytes_ == 0) return send(updates);  // no buffer: a failure fails the lines at once
+  std::vector<bool> is_new(updates.size(), false);
+  if (settle()) {
+    try {
+      return send(updates);
+    } catch (const std::exception& e) {
+      // A broken round trip, or an error reply (a Redis still loading its
+      // data answers LOADING): maybe applied, maybe not. settle() asks the
+      // marker later.
+      spdlog::debug("catalog: {}", e.what());
+      uncertain_ = updates;
+      uncertain_seq_ = sent_seq_;
+      next_try_ns_ = mono_ns() + 200'000'000;
+      for (const auto& u : updates) buffered_lines_ += u.count;
+      metrics().redis_buffered_lines.set(static_cast<int64_t>(buffered_lines_));
+      spdlog::error("catalog: Redis unreachable; buffering writes (at most {} bytes) and retrying",
+                    max_buffer_bytes_);
+      return is_new;  // the lines are accepted; their catalog write lands later
+    }
+  }
+  buffer(updates);  // throws StoreUnavailable when full
+  return is_new;
+}
+
+size_t RedisCatalog::update_bytes(const ClusterUpdate& u) {
+  size_t n = 96 + u.template_text.size();
+  for (const auto& [text, labels] : u.examples) {
+    n += 32 + text.size();
+    for (const auto& [k, v] : labels) n += 64 + k.size() + v.size();
+  }
+  return n;
+}
+
+void RedisCatalog::merge(ClusterUpdate&& u) {
+  auto [it, fresh] = buffer_index_.emplace(u.cluster_id, buffer_.size());
+  if (fresh) {
+    buffered_bytes_ += update_bytes(u);
+    buffer_.push_back(std::move(u));
+    return;
+  }
+  ClusterUpdate& b = buffer_[it->second];
+  b.count += u.count;
+  b.first_ms = std::min(b.first_ms, u.first_ms);
+  b.last_ms = std::max(b.last_ms, u.last_ms);
+  for (auto& e : u.examples) {
+    if (static_cast<int>(b.examples.size()) >= max_examples_) break;
+    buffered_bytes_ += 32 + e.first.size();
+    b.examples.push_back(std::move(e));
+  }
+}
+
+void RedisCatalog::buffer(const std::vector<ClusterUpdate>& updates) {
+  size_t bytes = 0;
+  uint64_t lines = 0;
+  for (const auto& u : updates) {
+    bytes += update_bytes(u);
+    lines += u.count;
+  }
+  if (buffered_bytes_ + bytes > max_buffer_bytes_) {
+    metrics().redis_buffer_rejected.inc(lines);
+    if (!full_logged_) spdlog::error("catalog: Redis unreachable and the write buffer is full ({} lines, {} bytes): "
+                                     "refusing lines with 503 until Redis is back", buffered_lines_, buffered_bytes_);
+    full_logged_ = true;
+    throw StoreUnavailable("store unavailable: redis unreachable and the write buffer is full "
+                           "(redis_buffer_bytes); retry later");
+  }
+  for (auto u : updates) merge(std::move(u));
+  buffered_lines_ += lines;
+  metrics().redis_buffered_lines.set(static_cast<int64_t>(buffered_lines_));
+}
+
+bool RedisCatalog::settle() {
+  if (!uncertain_ && buffer_.empty()) return true;
+  // While Redis is away, one try per 200 ms: the lines between are buffered
+  // at once instead of each group waiting out a connect or a timeout.
+  const int64_t now = mono_ns();
+  if (now < next_try_ns_) return false;
+  next_try_ns_ = now + 200'000'000;
+  try {
+    if (uncertain_) {
+      Reply r = call(writer_, {{"GET", marker_}}).front();
+      check(r, "GET marker");
+      if (!r.is_nil() && r.str == std::to_string(uncertain_seq_)) {
+        // It ran. Which of its clusters did it create? Those still in the
+        // shared pending set (another replica's are there too: raising
+        // theirs again is harmless, their alert ids are derived).
+        std::vector<std::string> cmd = {"SMISMEMBER", key("pending")};
+        for (const auto& u : *uncertain_) cmd.push_back(lsh::format_id(u.cluster_id));
+        Reply m = call(writer_, {cmd}).front();
+        check(m, "SMISMEMBER");
+        for (size_t i = 0; i < uncertain_->size() && i < m.elements.size(); ++i)
+          if (m.elements[i].integer == 1) created_.push_back(pending_of((*uncertain_)[i]));
+      } else {
+        for (auto& u : *uncertain_) merge(std::move(u));
+      }
+      uncertain_.reset();
+    }
+    if (!buffer_.empty()) {
+      std::vector<ClusterUpdate> group = std::move(buffer_);
+      buffer_.clear();
+      buffer_index_.clear();
+      buffered_bytes_ = 0;
+      try {
+        auto fresh = send(group);
+        for (size_t i = 0; i < group.size(); ++i)
+          if (fresh[i]) created_.push_back(pending_of(group[i]));
+      } catch (const std::exception&) {  // as in apply(): the marker decides later
+        uncertain_ = std::move(group);
+        uncertain_seq_ = sent_seq_;
+        return false;
+      }
+    }
+  } catch (const std::exception&) {  // unreachable, or still loading: try again later
+    return false;
+  }
+  spdlog::info("catalog: Redis answers again; {} buffered lines written", buffered_lines_);
+  buffered_lines_ = 0;
+  full_logged_ = false;
+  metrics().redis_buffered_lines.set(0);
+  return true;
+}
+
+PendingNewCluster RedisCatalog::pending_of(const ClusterUpdate& u) {
+  PendingNewCluster p;
+  p.cluster_id = u.cluster_id;
+  p.template_text = u.template_text;
+  p.first_seen_ms = u.first_ms;
+  if (!u.examples.empty()) {
+    p.example = u.examples.front().first;
+    p.labels = u.examples.front().second;
+  }
+  return p;
+}
+
+void RedisCatalog::flush() {
+  if (uncertain_ || !buffer_.empty()) settle();
+}
+
+std::vector<PendingNewCluster> RedisCatalog::take_created() { return std::exchange(created_, {}); }
 
 void RedisCatalog::mark_alerted(const std::vector<uint64_t>& ids) {
   if (ids.empty()) return;
@@ -186,7 +346,7 @@ std::vector<PendingNewCluster> RedisCatalog::pending_new_clusters() {
     PendingNewCluster p;
     p.cluster_id = id;
     p.template_text = row.elements[0].str;
-    p.first_seen_ms = to_i64(row.elements[1].str);
+    p.first_seen_ms = redis::to_int(row.elements[1].str);
     json e = json::parse(ex.str, nullptr, false);
     if (e.is_object()) {
       p.example = e.value("text", "");
@@ -213,9 +373,9 @@ std::vector<json> RedisCatalog::rows_locked(const std::vector<std::string>& ids)
     out.push_back({{"cluster_id", ids[i]},
                    {"template_id", r.elements[0].str},
                    {"template", r.elements[1].str},
-                   {"count", to_i64(r.elements[2].str)},
-                   {"first_seen", format_time_ms(to_i64(r.elements[3].str))},
-                   {"last_seen", format_time_ms(to_i64(r.elements[4].str))}});
+                   {"count", redis::to_int(r.elements[2].str)},
+                   {"first_seen", format_time_ms(redis::to_int(r.elements[3].str))},
+                   {"last_seen", format_time_ms(redis::to_int(r.elements[4].str))}});
   }
   return out;
 }

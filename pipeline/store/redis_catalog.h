@@ -11,11 +11,19 @@
 //   P by_count    zset ID -> count;  P by_last / P by_first: ID -> ms
 //   P label:K=V   set of IDs with an example labelled K=V
 //   P pending     set of IDs whose new_cluster alerts are not yet in an outbox
-// apply() runs one Lua script per cluster, all in one pipelined round trip:
-// counting, "is this cluster new" and the examples are atomic in Redis, so
-// exactly one replica sees a cluster as new. A failed round trip throws (the
-// state stage fails the batch's lines, as for SQLite); clusters whose scripts
-// ran before the connection broke stay counted.
+// apply() runs one Lua script per cluster, all in one pipelined round trip
+// inside MULTI/EXEC: counting, "is this cluster new" and the examples are
+// atomic in Redis, so exactly one replica sees a cluster as new, and a group
+// runs whole or not at all. The transaction also sets P applied:<random> to
+// the group's sequence number, so when a round trip breaks, the next one
+// learns whether that group ran (counted once, never twice).
+//
+// Redis unreachable (max_buffer_bytes > 0): the lines are still answered
+// (ids need no Redis, is_new false); their writes wait in memory, merged per
+// cluster, and are sent at the next batch or flush() once Redis answers.
+// The clusters they create come back from take_created() for their
+// new_cluster alerts. When the buffer is full, apply() throws
+// StoreUnavailable: the lines are refused (503), never silently dropped.
 //
 // Thread safety: apply / pending_new_clusters / mark_alerted come from the
 // state stage's thread and use the writer connection; the HTTP readers share
@@ -23,6 +31,9 @@
 
 #include <atomic>
 #include <mutex>
+#include <optional>
+#include <unordered_map>
+#include <vector>
 
 #include "pipeline/store/catalog.h"
 #include "pipeline/store/redis.h"
@@ -33,7 +44,11 @@ class RedisCatalog final : public Catalog {
  public:
   // Connects (and loads the script) at once: a wrong URL, password or an
   // unreachable Redis fails the start with a clear error.
-  RedisCatalog(const redis::Url& url, const redis::Options& options, std::string key_prefix, int max_examples);
+  // max_buffer_bytes: while Redis is unreachable, writes wait in memory up
+  // to about this many bytes (then apply() throws StoreUnavailable); 0: no
+  // buffer, a failed write throws at once.
+  RedisCatalog(const redis::Url& url, const redis::Options& options, std::string key_prefix, int max_examples,
+               size_t max_buffer_bytes = 0);
   ~RedisCatalog() override;
 
   using Catalog::list;
@@ -47,6 +62,8 @@ class RedisCatalog final : public Catalog {
   std::vector<nlohmann::json> rows(const std::vector<uint64_t>& ids) override;
   std::optional<nlohmann::json> get(uint64_t cluster_id) override;
   std::string unavailable() const override;
+  void flush() override;
+  std::vector<PendingNewCluster> take_created() override;
 
  private:
   // One pipelined round trip on `c` (writer_ or, under reader_mu_, reader_);
@@ -60,8 +77,31 @@ class RedisCatalog final : public Catalog {
     return key("label:" + std::to_string(k.size()) + ":" + k + "=" + v);
   }
 
+  // One group in one MULTI/EXEC with the marker; throws redis::Error when
+  // the round trip fails (then the group may or may not have run).
+  std::vector<bool> send(const std::vector<ClusterUpdate>& updates);
+  // Writes what waits (the uncertain group first: the marker says whether
+  // it ran). False while Redis does not answer.
+  bool settle();
+  void buffer(const std::vector<ClusterUpdate>& updates);  // or throws StoreUnavailable
+  void merge(ClusterUpdate&& u);
+  static size_t update_bytes(const ClusterUpdate& u);
+  static PendingNewCluster pending_of(const ClusterUpdate& u);
+
   std::string prefix_;
   int max_examples_;
+  size_t max_buffer_bytes_;
+  // Writer thread only: the buffer of writes that wait for Redis.
+  std::string marker_;  // P applied:<random>: the seq of this process's last group that ran
+  uint64_t seq_ = 0, sent_seq_ = 0, uncertain_seq_ = 0;
+  std::optional<std::vector<ClusterUpdate>> uncertain_;  // a group whose round trip broke
+  std::vector<ClusterUpdate> buffer_;                     // merged per cluster
+  std::unordered_map<uint64_t, size_t> buffer_index_;
+  size_t buffered_bytes_ = 0;
+  uint64_t buffered_lines_ = 0;
+  bool full_logged_ = false;
+  int64_t next_try_ns_ = 0;  // mono_ns() of the next settle() attempt
+  std::vector<PendingNewCluster> created_;
   redis::Connection writer_;
   mutable std::mutex reader_mu_;
   mutable redis::Connection reader_;

@@ -41,6 +41,26 @@ AlertRouter::AlertRouter(AlertStore& store, const Config& config, std::shared_pt
 void AlertRouter::attach(Pipeline* pipeline, std::shared_ptr<DeliveryWorker> delivery) {
   pipeline_ = pipeline;
   delivery_ = std::move(delivery);
+  if (delivery_) delivery_->set_on_pump([this] { refresh(); });
+  reload();
+}
+
+void AlertRouter::refresh() {
+  {
+    std::lock_guard lock(reload_mu_);
+    const int64_t t = now_ms();
+    if (t < next_check_ms_) return;
+    next_check_ms_ = t + 500;
+    try {
+      if (store_.subscriptions_version() == version_) return;
+    } catch (const std::exception& e) {
+      // The shared store is away: the rules in force stay until it is back.
+      next_check_ms_ = t + 5000;
+      spdlog::warn("alerts: cannot check for changed subscriptions: {}", e.what());
+      return;
+    }
+  }
+  spdlog::info("alerts: subscriptions changed in the store, reloading the rules");
   reload();
 }
 
@@ -160,6 +180,9 @@ bool AlertRouter::remove(const std::string& id) {
 }
 
 void AlertRouter::reload() {
+  std::lock_guard reload_lock(reload_mu_);
+  // Read first: a change made while we load is seen at the next refresh().
+  version_ = store_.subscriptions_version();
   std::map<std::string, std::vector<std::string>> by_rule;
   std::map<std::string, alerts::RuleSpec> specs;
   for (const auto& sub : store_.subscriptions()) {
@@ -176,11 +199,17 @@ void AlertRouter::reload() {
     }
   }
   std::vector<alerts::RuleSpec> rules;
-  for (auto& [id, spec] : specs) rules.push_back(spec);
+  std::map<std::string, int64_t> cooldowns;
+  for (auto& [id, spec] : specs) {
+    rules.push_back(spec);
+    if (spec.kind != "new_cluster") cooldowns[id] = spec.cooldown_ms;
+  }
   {
     std::lock_guard lock(mu_);
     subs_by_rule_ = std::move(by_rule);
+    cooldown_by_rule_ = std::move(cooldowns);
   }
+  metrics().alert_rules.set(static_cast<int64_t>(rules.size()));
   if (pipeline_) pipeline_->set_alert_rules(std::move(rules));
 }
 
@@ -190,9 +219,32 @@ void AlertRouter::wake_delivery() {
 
 void AlertRouter::on_alerts(std::vector<alerts::AlertEvent>&& events) {
   std::vector<OutboxRow> rows;
+  // Replicas sharing a store each see a threshold or spike rule cross (the
+  // windows are shared): the first to claim (rule, cluster, state) sends it.
+  // A claim lives for the rule's cooldown (at least 2 s), within which the
+  // same rule cannot fire again for that cluster on any replica. new_cluster
+  // needs none: the catalog tells exactly one replica a cluster is new. The
+  // claims go to the store outside mu_.
+  std::vector<std::pair<size_t, int64_t>> to_claim;  // (event, claim ttl)
   {
     std::lock_guard lock(mu_);
-    for (const auto& e : events) {
+    for (size_t i = 0; i < events.size(); ++i)
+      if (auto c = cooldown_by_rule_.find(events[i].rule_id); c != cooldown_by_rule_.end())
+        to_claim.emplace_back(i, std::max<int64_t>(c->second, 2000));
+  }
+  std::vector<bool> claimed(events.size(), true);
+  for (const auto& [i, ttl] : to_claim) {
+    const auto& e = events[i];
+    if (!store_.claim(e.rule_id + ":" + lsh::format_id(e.cluster_id) + ":" + e.state, ttl)) {
+      claimed[i] = false;
+      metrics().alert_claims_lost.inc();
+    }
+  }
+  {
+    std::lock_guard lock(mu_);
+    for (size_t i = 0; i < events.size(); ++i) {
+      const auto& e = events[i];
+      if (!claimed[i]) continue;  // another replica sends it
       auto it = subs_by_rule_.find(e.rule_id);
       if (it == subs_by_rule_.end()) continue;  // its subscription was deleted meanwhile
       for (const auto& sub_id : it->second) {

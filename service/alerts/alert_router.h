@@ -51,6 +51,10 @@ class AlertRouter {
   nlohmann::json create(const nlohmann::json& body);
   bool remove(const std::string& id);
 
+  // Reloads the subscriptions if the store says they changed (another
+  // replica added or deleted one); checks at most every 500 ms.
+  void refresh();
+
   // A retry was requested (POST /alerts/{id}/retry).
   void wake_delivery();
 
@@ -67,6 +71,10 @@ class AlertRouter {
   std::shared_ptr<DeliveryWorker> delivery_;
   std::mutex mu_;
   std::map<std::string, std::vector<std::string>> subs_by_rule_;  // rule id -> subscription ids
+  std::map<std::string, int64_t> cooldown_by_rule_;  // threshold/spike rule id -> cooldown ms (under mu_)
+  std::mutex reload_mu_;     // one reload at a time (HTTP threads and the delivery strand)
+  int64_t version_ = -1;     // subscriptions_version() at the last reload
+  int64_t next_check_ms_ = 0;
 };
 
 }  // namespace logsift

@@ -64,7 +64,7 @@ json OutboxRow::to_json() const {
   return j;
 }
 
-AlertStore::AlertStore(const std::string& data_dir) {
+SqliteAlertStore::SqliteAlertStore(const std::string& data_dir) {
   std::error_code ec;
   std::filesystem::create_directories(data_dir, ec);
   std::string path = (std::filesystem::path(data_dir) / "alerts.sqlite").string();
@@ -83,9 +83,9 @@ AlertStore::AlertStore(const std::string& data_dir) {
        "CREATE INDEX IF NOT EXISTS outbox_created ON outbox(created_ms DESC);");
 }
 
-AlertStore::~AlertStore() = default;
+SqliteAlertStore::~SqliteAlertStore() = default;
 
-void AlertStore::add_subscription(const Subscription& s) {
+void SqliteAlertStore::add_subscription(const Subscription& s) {
   std::lock_guard lock(mu_);
   Q(*db_, "INSERT INTO subscriptions(id, url, secret, format, rules, created_ms) VALUES(?1, ?2, ?3, ?4, ?5, ?6)")
       .bind(1, s.id)
@@ -95,9 +95,10 @@ void AlertStore::add_subscription(const Subscription& s) {
       .bind(5, s.rules.dump())
       .bind(6, s.created_ms)
       .step();
+  ++version_;
 }
 
-std::vector<Subscription> AlertStore::subscriptions() {
+std::vector<Subscription> SqliteAlertStore::subscriptions() {
   std::lock_guard lock(mu_);
   std::vector<Subscription> out;
   Q q(*db_, "SELECT id, url, secret, format, rules, created_ms FROM subscriptions ORDER BY created_ms, id");
@@ -105,7 +106,7 @@ std::vector<Subscription> AlertStore::subscriptions() {
   return out;
 }
 
-std::optional<Subscription> AlertStore::subscription(const std::string& id) {
+std::optional<Subscription> SqliteAlertStore::subscription(const std::string& id) {
   std::lock_guard lock(mu_);
   Q q(*db_, "SELECT id, url, secret, format, rules, created_ms FROM subscriptions WHERE id = ?1");
   q.bind(1, id);
@@ -113,17 +114,18 @@ std::optional<Subscription> AlertStore::subscription(const std::string& id) {
   return read_sub(q);
 }
 
-bool AlertStore::delete_subscription(const std::string& id) {
+bool SqliteAlertStore::delete_subscription(const std::string& id) {
   std::lock_guard lock(mu_);
   sqlite::Transaction tx(*db_);
   Q(*db_, "DELETE FROM subscriptions WHERE id = ?1").bind(1, id).step();
   bool found = db_->changes() > 0;
   Q(*db_, "DELETE FROM outbox WHERE subscription_id = ?1 AND status = 'pending'").bind(1, id).step();
   tx.commit();
+  if (found) ++version_;
   return found;
 }
 
-void AlertStore::enqueue(const std::vector<OutboxRow>& rows) {
+void SqliteAlertStore::enqueue(const std::vector<OutboxRow>& rows) {
   if (rows.empty()) return;
   std::lock_guard lock(mu_);
   sqlite::Transaction tx(*db_);
@@ -137,7 +139,7 @@ void AlertStore::enqueue(const std::vector<OutboxRow>& rows) {
   tx.commit();
 }
 
-std::vector<OutboxRow> AlertStore::due(int64_t now_ms, size_t limit, const std::set<std::string>& busy) {
+std::vector<OutboxRow> SqliteAlertStore::due(int64_t now_ms, size_t limit, const std::set<std::string>& busy) {
   std::lock_guard lock(mu_);
   std::vector<OutboxRow> out;
   std::string sql = std::string("SELECT ") + kRowColumns +
@@ -152,7 +154,7 @@ std::vector<OutboxRow> AlertStore::due(int64_t now_ms, size_t limit, const std::
   return out;
 }
 
-std::optional<int64_t> AlertStore::next_due(
+std::optional<int64_t> SqliteAlertStore::next_due(
     const std::function<bool(const std::string& id, const std::string& sub)>& sendable) {
   std::lock_guard lock(mu_);
   Q q(*db_, "SELECT id, subscription_id, next_attempt_ms FROM outbox WHERE status = 'pending'"
@@ -162,7 +164,7 @@ std::optional<int64_t> AlertStore::next_due(
   return std::nullopt;
 }
 
-void AlertStore::mark_delivered(const std::string& id, int attempts, int status, int64_t now_ms) {
+void SqliteAlertStore::mark_delivered(const std::string& id, int attempts, int status, int64_t now_ms) {
   std::lock_guard lock(mu_);
   Q(*db_, "UPDATE outbox SET status = 'delivered', attempts = ?2, last_status = ?3, last_error = '', updated_ms = ?4"
          " WHERE id = ?1")
@@ -173,7 +175,7 @@ void AlertStore::mark_delivered(const std::string& id, int attempts, int status,
       .step();
 }
 
-void AlertStore::schedule_retry(const std::string& id, int attempts, int status, const std::string& error,
+void SqliteAlertStore::schedule_retry(const std::string& id, int attempts, int status, const std::string& error,
                                 int64_t next_ms, int64_t now_ms) {
   std::lock_guard lock(mu_);
   Q(*db_, "UPDATE outbox SET attempts = ?2, last_status = ?3, last_error = ?4, next_attempt_ms = ?5, updated_ms = ?6"
@@ -187,7 +189,7 @@ void AlertStore::schedule_retry(const std::string& id, int attempts, int status,
       .step();
 }
 
-void AlertStore::mark_failed(const std::string& id, int attempts, int status, const std::string& error,
+void SqliteAlertStore::mark_failed(const std::string& id, int attempts, int status, const std::string& error,
                              int64_t now_ms) {
   std::lock_guard lock(mu_);
   Q(*db_, "UPDATE outbox SET status = 'failed', attempts = ?2, last_status = ?3, last_error = ?4, updated_ms = ?5"
@@ -200,7 +202,7 @@ void AlertStore::mark_failed(const std::string& id, int attempts, int status, co
       .step();
 }
 
-bool AlertStore::retry(const std::string& id, int64_t now_ms) {
+bool SqliteAlertStore::retry(const std::string& id, int64_t now_ms) {
   std::lock_guard lock(mu_);
   Q q(*db_, "UPDATE outbox SET status = 'pending', attempts = 0, next_attempt_ms = ?2, updated_ms = ?2"
            " WHERE id = ?1 AND status = 'failed'");
@@ -208,7 +210,7 @@ bool AlertStore::retry(const std::string& id, int64_t now_ms) {
   return db_->changes() > 0;
 }
 
-std::optional<OutboxRow> AlertStore::get(const std::string& id) {
+std::optional<OutboxRow> SqliteAlertStore::get(const std::string& id) {
   std::lock_guard lock(mu_);
   std::string sql = std::string("SELECT ") + kRowColumns + " FROM outbox WHERE id = ?1";
   Q q(*db_, sql.c_str());
@@ -217,7 +219,7 @@ std::optional<OutboxRow> AlertStore::get(const std::string& id) {
   return read_row(q);
 }
 
-std::vector<OutboxRow> AlertStore::list(const std::string& status, int64_t limit, int64_t offset) {
+std::vector<OutboxRow> SqliteAlertStore::list(const std::string& status, int64_t limit, int64_t offset) {
   std::lock_guard lock(mu_);
   std::string sql = std::string("SELECT ") + kRowColumns + " FROM outbox WHERE (?1 = '' OR status = ?1)" +
                     " ORDER BY created_ms DESC, id LIMIT ?2 OFFSET ?3";
@@ -228,20 +230,20 @@ std::vector<OutboxRow> AlertStore::list(const std::string& status, int64_t limit
   return out;
 }
 
-int64_t AlertStore::subscription_count() {
+int64_t SqliteAlertStore::subscription_count() {
   std::lock_guard lock(mu_);
   Q q(*db_, "SELECT count(*) FROM subscriptions");
   q.step();
   return q.col_int(0);
 }
 
-int64_t AlertStore::prune(int64_t before_ms) {
+int64_t SqliteAlertStore::prune(int64_t before_ms) {
   std::lock_guard lock(mu_);
   Q(*db_, "DELETE FROM outbox WHERE status IN ('delivered', 'failed') AND updated_ms < ?1").bind(1, before_ms).step();
   return db_->changes();
 }
 
-std::vector<std::pair<std::string, int64_t>> AlertStore::count_by_status() {
+std::vector<std::pair<std::string, int64_t>> SqliteAlertStore::count_by_status() {
   std::lock_guard lock(mu_);
   Q q(*db_, "SELECT status, count(*) FROM outbox GROUP BY status");
   std::vector<std::pair<std::string, int64_t>> out;
@@ -249,7 +251,7 @@ std::vector<std::pair<std::string, int64_t>> AlertStore::count_by_status() {
   return out;
 }
 
-int64_t AlertStore::count(const std::string& status) {
+int64_t SqliteAlertStore::count(const std::string& status) {
   std::lock_guard lock(mu_);
   Q q(*db_, "SELECT count(*) FROM outbox WHERE (?1 = '' OR status = ?1)");
   q.bind(1, status);

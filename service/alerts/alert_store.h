@@ -1,10 +1,10 @@
-// Durable alert state in SQLite (data_dir/alerts.sqlite, WAL): webhook
-// subscriptions and the delivery outbox. Every alert is written here before
-// any attempt to send it, so a crash or kill -9 loses nothing: pending rows
-// are picked up again at start (at-least-once, same id on every attempt).
-// Thread-safe: one connection behind a mutex; every call is a short statement.
+// Durable alert state: webhook subscriptions and the delivery outbox. Every
+// alert is written to the store before any attempt to send it, so a crash or
+// kill -9 loses nothing: pending rows are picked up again (at-least-once,
+// same id on every attempt).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -45,46 +45,100 @@ struct OutboxRow {
   nlohmann::json to_json() const;
 };
 
+// Subscriptions and the outbox. Two stores implement it: SqliteAlertStore
+// (the embedded default, data_dir/alerts.sqlite) and RedisAlertStore
+// (store: redis; service/alerts/redis_alert_store.h), shared by replicas.
+// Thread-safe: HTTP handlers, the state stage (enqueue) and the delivery
+// worker call it at once.
 class AlertStore {
  public:
-  explicit AlertStore(const std::string& data_dir);  // throws std::runtime_error
-  ~AlertStore();
-  AlertStore(const AlertStore&) = delete;
-  AlertStore& operator=(const AlertStore&) = delete;
+  virtual ~AlertStore() = default;
 
-  void add_subscription(const Subscription& s);
-  std::vector<Subscription> subscriptions();
-  std::optional<Subscription> subscription(const std::string& id);
-  bool delete_subscription(const std::string& id);  // its pending rows are dropped with it
-  int64_t subscription_count();
+  virtual void add_subscription(const Subscription& s) = 0;
+  virtual std::vector<Subscription> subscriptions() = 0;
+  virtual std::optional<Subscription> subscription(const std::string& id) = 0;
+  // Its pending rows are dropped with it.
+  virtual bool delete_subscription(const std::string& id) = 0;
+  virtual int64_t subscription_count() = 0;
+  // Changes whenever a subscription is added or deleted, by this process or
+  // (shared store) by another replica: the router reloads its rules then.
+  virtual int64_t subscriptions_version() = 0;
 
-  // One transaction for all rows (status pending, due now).
-  void enqueue(const std::vector<OutboxRow>& rows);
-  // Pending rows due at now_ms, oldest due first, skipping `busy` ids.
-  std::vector<OutboxRow> due(int64_t now_ms, size_t limit, const std::set<std::string>& busy);
-  // Earliest next_attempt_ms of the pending rows that `sendable` accepts
+  // Every row, at once (status pending, due now). A row whose id is already
+  // in the outbox is skipped: an alert with a derived id raised again (a
+  // replay) is a no-op.
+  virtual void enqueue(const std::vector<OutboxRow>& rows) = 0;
+  // Pending rows due at now_ms that this process may send, oldest due first,
+  // skipping `busy` ids. (SQLite: every pending row. Redis: the rows this
+  // replica has claimed from the outbox stream.)
+  virtual std::vector<OutboxRow> due(int64_t now_ms, size_t limit, const std::set<std::string>& busy) = 0;
+  // Earliest next_attempt_ms of those rows that `sendable` accepts
   // (the delivery worker skips rows in flight and receivers at their
   // concurrency limit: those wake it when an attempt finishes). nullopt: none.
-  std::optional<int64_t> next_due(const std::function<bool(const std::string& id, const std::string& sub)>& sendable);
-  void mark_delivered(const std::string& id, int attempts, int status, int64_t now_ms);
-  void schedule_retry(const std::string& id, int attempts, int status, const std::string& error, int64_t next_ms,
-                      int64_t now_ms);
-  void mark_failed(const std::string& id, int attempts, int status, const std::string& error, int64_t now_ms);
+  virtual std::optional<int64_t> next_due(
+      const std::function<bool(const std::string& id, const std::string& sub)>& sendable) = 0;
+  virtual void mark_delivered(const std::string& id, int attempts, int status, int64_t now_ms) = 0;
+  virtual void schedule_retry(const std::string& id, int attempts, int status, const std::string& error,
+                              int64_t next_ms, int64_t now_ms) = 0;
+  virtual void mark_failed(const std::string& id, int attempts, int status, const std::string& error,
+                           int64_t now_ms) = 0;
   // failed -> pending, attempts reset, due now. False if unknown or not failed.
-  bool retry(const std::string& id, int64_t now_ms);
-  std::optional<OutboxRow> get(const std::string& id);
+  virtual bool retry(const std::string& id, int64_t now_ms) = 0;
+  virtual std::optional<OutboxRow> get(const std::string& id) = 0;
   // status "" = any. Newest first.
-  std::vector<OutboxRow> list(const std::string& status, int64_t limit, int64_t offset);
-  int64_t count(const std::string& status);
+  virtual std::vector<OutboxRow> list(const std::string& status, int64_t limit, int64_t offset) = 0;
+  virtual int64_t count(const std::string& status) = 0;
   // (status, alerts) for each status present: the outbox depth for /metrics.
-  std::vector<std::pair<std::string, int64_t>> count_by_status();
+  virtual std::vector<std::pair<std::string, int64_t>> count_by_status() = 0;
   // Deletes delivered and failed rows last updated before `before_ms`;
   // returns how many. Pending rows are never pruned.
-  int64_t prune(int64_t before_ms);
+  virtual int64_t prune(int64_t before_ms) = 0;
+  // One alert per rule firing across replicas: true for the first caller of
+  // `key` within ttl_ms (Redis: SET NX PX), false for the others. One
+  // process alone (SQLite) always wins.
+  virtual bool claim(const std::string& key, int64_t ttl_ms) {
+    (void)key;
+    (void)ttl_ms;
+    return true;
+  }
+};
+
+// Durable alert state in SQLite (data_dir/alerts.sqlite, WAL). One
+// connection behind a mutex; every call is a short statement.
+class SqliteAlertStore final : public AlertStore {
+ public:
+  explicit SqliteAlertStore(const std::string& data_dir);  // throws std::runtime_error
+  ~SqliteAlertStore() override;
+  SqliteAlertStore(const SqliteAlertStore&) = delete;
+  SqliteAlertStore& operator=(const SqliteAlertStore&) = delete;
+
+  void add_subscription(const Subscription& s) override;
+  std::vector<Subscription> subscriptions() override;
+  std::optional<Subscription> subscription(const std::string& id) override;
+  bool delete_subscription(const std::string& id) override;
+  int64_t subscription_count() override;
+  int64_t subscriptions_version() override { return version_.load(); }
+
+  void enqueue(const std::vector<OutboxRow>& rows) override;
+  std::vector<OutboxRow> due(int64_t now_ms, size_t limit, const std::set<std::string>& busy) override;
+  std::optional<int64_t> next_due(
+      const std::function<bool(const std::string& id, const std::string& sub)>& sendable) override;
+  void mark_delivered(const std::string& id, int attempts, int status, int64_t now_ms) override;
+  void schedule_retry(const std::string& id, int attempts, int status, const std::string& error, int64_t next_ms,
+                      int64_t now_ms) override;
+  void mark_failed(const std::string& id, int attempts, int status, const std::string& error,
+                   int64_t now_ms) override;
+  bool retry(const std::string& id, int64_t now_ms) override;
+  std::optional<OutboxRow> get(const std::string& id) override;
+  std::vector<OutboxRow> list(const std::string& status, int64_t limit, int64_t offset) override;
+  int64_t count(const std::string& status) override;
+  std::vector<std::pair<std::string, int64_t>> count_by_status() override;
+  int64_t prune(int64_t before_ms) override;
 
  private:
   std::mutex mu_;
   std::unique_ptr<sqlite::Db> db_;
+  std::atomic<int64_t> version_{0};  // only this process writes the file (the data dir lock)
 };
 
 }  // namespace logsift

@@ -56,12 +56,29 @@ void DeliveryWorker::arm_timer(int64_t delay_ms) {
 void DeliveryWorker::pump() {
   if (stopped_) return;
   metrics().delivery_wakeups.inc();
+  if (on_pump_) {
+    try {
+      on_pump_();
+    } catch (const std::exception& e) {
+      spdlog::error("delivery: {}", e.what());
+    }
+  }
   if (const int64_t t = now_ms(); t >= next_prune_ms_) {
     next_prune_ms_ = t + 60000;
     try {
       if (int64_t n = store_.prune(t - config_.outbox_retention_ms)) spdlog::info("outbox: pruned {} old alerts", n);
     } catch (const std::exception& e) {
       spdlog::error("outbox prune: {}", e.what());
+    }
+  }
+  // Outcomes the store did not take last time go first.
+  for (auto it = unrecorded_.begin(); it != unrecorded_.end();) {
+    try {
+      record(it->second.first, *it->second.second);
+      it = unrecorded_.erase(it);
+    } catch (const std::exception&) {
+      arm_timer(1000);
+      return;  // the store is still away
     }
   }
   try {
@@ -133,36 +150,44 @@ void DeliveryWorker::send(const OutboxRow& row, const Subscription& sub) {
 void DeliveryWorker::on_result(const OutboxRow& row, const webhook::Result& r) {
   in_flight_.erase(row.id);
   if (--in_flight_per_sub_[row.subscription_id] <= 0) in_flight_per_sub_.erase(row.subscription_id);
-  int attempts = row.attempts + 1;
-  int64_t now = now_ms();
   try {
-    using Outcome = webhook::Result::Outcome;
-    if (r.outcome == Outcome::kDelivered) {
-      store_.mark_delivered(row.id, attempts, r.status, now);
-      metrics().alerts_delivered.inc();
-    } else if (r.outcome == Outcome::kReject) {
-      // The receiver said no (4xx): retrying would only repeat it.
-      store_.mark_failed(row.id, attempts, r.status, r.error, now);
-      metrics().alerts_dead_lettered.inc();
-      spdlog::warn("alert {} dead-lettered: {}", row.id, r.error);
-    } else if (attempts >= config_.delivery_max_attempts || now - row.created_ms >= config_.delivery_max_age_ms) {
-      store_.mark_failed(row.id, attempts, r.status, "gave up after " + std::to_string(attempts) + " attempts: " + r.error,
-                         now);
-      metrics().alerts_dead_lettered.inc();
-      spdlog::warn("alert {} dead-lettered after {} attempts: {}", row.id, attempts, r.error);
-    } else {
-      // Retry-After is honoured when it asks for a real wait; "0" or a date
-      // in the past falls back to our own backoff (no hot retry loop).
-      int64_t delay = r.retry_after && r.retry_after->count() > 0
-                          ? r.retry_after->count()
-                          : backoff_ms(attempts, config_.delivery_first_retry_ms, config_.delivery_max_backoff_ms, rng_);
-      store_.schedule_retry(row.id, attempts, r.status, r.error, now + delay, now);
-      metrics().alert_attempts_failed.inc();
-    }
+    record(row, r);
   } catch (const std::exception& e) {
-    spdlog::error("delivery: recording result of {}: {}", row.id, e.what());
+    // The store did not take the outcome (a shared store away): keep it and
+    // record it at a later pump, rather than sending an alert that the
+    // receiver may already have again.
+    spdlog::error("delivery: recording result of {}: {} (kept, retried)", row.id, e.what());
+    unrecorded_.insert_or_assign(row.id, std::make_pair(row, std::make_shared<const webhook::Result>(r)));
   }
   pump();
+}
+
+void DeliveryWorker::record(const OutboxRow& row, const webhook::Result& r) {
+  int attempts = row.attempts + 1;
+  int64_t now = now_ms();
+  using Outcome = webhook::Result::Outcome;
+  if (r.outcome == Outcome::kDelivered) {
+    store_.mark_delivered(row.id, attempts, r.status, now);
+    metrics().alerts_delivered.inc();
+  } else if (r.outcome == Outcome::kReject) {
+    // The receiver said no (4xx): retrying would only repeat it.
+    store_.mark_failed(row.id, attempts, r.status, r.error, now);
+    metrics().alerts_dead_lettered.inc();
+    spdlog::warn("alert {} dead-lettered: {}", row.id, r.error);
+  } else if (attempts >= config_.delivery_max_attempts || now - row.created_ms >= config_.delivery_max_age_ms) {
+    store_.mark_failed(row.id, attempts, r.status, "gave up after " + std::to_string(attempts) + " attempts: " + r.error,
+                       now);
+    metrics().alerts_dead_lettered.inc();
+    spdlog::warn("alert {} dead-lettered after {} attempts: {}", row.id, attempts, r.error);
+  } else {
+    // Retry-After is honoured when it asks for a real wait; "0" or a date
+    // in the past falls back to our own backoff (no hot retry loop).
+    int64_t delay = r.retry_after && r.retry_after->count() > 0
+                        ? r.retry_after->count()
+                        : backoff_ms(attempts, config_.delivery_first_retry_ms, config_.delivery_max_backoff_ms, rng_);
+    store_.schedule_retry(row.id, attempts, r.status, r.error, now + delay, now);
+    metrics().alert_attempts_failed.inc();
+  }
 }
 
 }  // namespace logsift

@@ -6,6 +6,7 @@
 // All state lives on one strand; SQLite calls are short.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <random>
@@ -38,6 +39,10 @@ class DeliveryWorker : public std::enable_shared_from_this<DeliveryWorker> {
   void wake();
   // No new attempts after this; rows stay pending in the outbox for the next start.
   void stop();
+  // Runs on the worker's strand at every pump (at least once a second):
+  // the router reloads subscriptions changed by another replica there. Set
+  // before start().
+  void set_on_pump(std::function<void()> f) { on_pump_ = std::move(f); }
 
   // Backoff before attempt n+1 after n failed attempts (n >= 1), with jitter:
   // base = min(cap, first * 2^(n-1)), delay uniform in [base/2, base].
@@ -48,6 +53,8 @@ class DeliveryWorker : public std::enable_shared_from_this<DeliveryWorker> {
   void arm_timer(int64_t delay_ms);
   void send(const OutboxRow& row, const Subscription& sub);
   void on_result(const OutboxRow& row, const webhook::Result& r);
+  // Writes an attempt's outcome to the store (throws if the store fails).
+  void record(const OutboxRow& row, const webhook::Result& r);
 
   boost::asio::strand<boost::asio::io_context::executor_type> strand_;
   boost::asio::steady_timer timer_;
@@ -55,10 +62,15 @@ class DeliveryWorker : public std::enable_shared_from_this<DeliveryWorker> {
   Config config_;
   std::unique_ptr<webhook::Client> client_;
   std::set<std::string> in_flight_;             // outbox ids
+  // Attempts whose outcome the store has not taken yet (recorded first at
+  // the next pump; never sent again meanwhile: unrecorded_ is empty when
+  // the worker sends).
+  std::map<std::string, std::pair<OutboxRow, std::shared_ptr<const webhook::Result>>> unrecorded_;
   std::map<std::string, int> in_flight_per_sub_;
   std::mt19937_64 rng_;
   bool stopped_ = false;
   int64_t next_prune_ms_ = 0;  // outbox retention runs at most once a minute
+  std::function<void()> on_pump_;
 };
 
 }  // namespace logsift

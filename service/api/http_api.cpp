@@ -7,6 +7,7 @@
 
 #include "pipeline/core/metrics.h"
 #include "pipeline/store/catalog.h"
+#include "pipeline/store/redis.h"
 #include "service/alerts/alert_store.h"
 #include "service/api/auth.h"
 #include "service/api/bulk.h"
@@ -44,7 +45,11 @@ std::string store_prometheus(ServerContext& ctx) {
         ctx.catalog->size());
   if (ctx.alert_store) {
     std::map<std::string, int64_t> by = {{"pending", 0}, {"delivered", 0}, {"failed", 0}};
-    for (const auto& [status, n] : ctx.alert_store->count_by_status()) by[status] = n;
+    try {
+      for (const auto& [status, n] : ctx.alert_store->count_by_status()) by[status] = n;
+    } catch (const std::exception&) {
+      return o;  // a shared store that does not answer: no outbox figures rather than no /metrics
+    }
     o += "# HELP logsift_outbox_alerts Alerts in the outbox by state (delivered and failed ones until pruned).\n"
          "# TYPE logsift_outbox_alerts gauge\n";
     for (const auto& [status, n] : by) o += fmt::format("logsift_outbox_alerts{{state=\"{}\"}} {}\n", status, n);
@@ -126,6 +131,13 @@ void handle_http_request(ServerContext& ctx, AnyExecutor ex, HttpRequest&& req, 
       respond(error_response(req.version(), req.keep_alive(), http::status::not_found, Reject::kNotFound,
                              "no route " + t.path));
     }
+  } catch (const redis::Error& e) {
+    // The shared store does not answer: the request may succeed later.
+    spdlog::warn("http {} {}: {}", std::string(http::to_string(method)), t.path, e.what());
+    auto res = error_response(req.version(), req.keep_alive(), http::status::service_unavailable,
+                              Reject::kStoreUnavailable, "store unavailable: redis unreachable");
+    res.set(http::field::retry_after, "1");
+    respond(std::move(res));
   } catch (const std::exception& e) {
     spdlog::error("http {} {}: {}", std::string(http::to_string(method)), t.path, e.what());
     respond(make_response(req.version(), false, http::status::internal_server_error,

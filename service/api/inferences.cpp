@@ -63,6 +63,13 @@ void run_batch(ServerContext& ctx, AnyExecutor ex, unsigned version, bool keep_a
             error_response(version, false, http::status::service_unavailable, Reject::kOverloaded, "shutting down"));
         return;
       }
+      if (!b->unavailable.empty()) {
+        auto res = error_response(version, keep_alive, http::status::service_unavailable, Reject::kStoreUnavailable,
+                                  b->unavailable);
+        res.set(http::field::retry_after, "1");
+        respond(std::move(res));
+        return;
+      }
       respond(reply(version, keep_alive, *b));
     });
   };

@@ -13,6 +13,7 @@
 #include "pipeline/store/catalog.h"
 #include "pipeline/store/dir_lock.h"
 #include "pipeline/store/redis_catalog.h"
+#include "pipeline/store/redis_windows.h"
 #include "pipeline/core/memory.h"
 #include "pipeline/core/metrics.h"
 #include "pipeline/core/thread_name.h"
@@ -20,10 +21,12 @@
 #include "service/alerts/address_policy.h"
 #include "service/alerts/alert_router.h"
 #include "service/alerts/alert_store.h"
+#include "service/alerts/redis_alert_store.h"
 #include "service/alerts/delivery.h"
 #include "service/api/auth.h"
 #include "service/net/http_session.h"
 #include "service/net/listener.h"
+#include "service/net/redis_queue.h"
 #include "service/net/server_context.h"
 #include "service/net/syslog_session.h"
 #include "service/net/tcp_session.h"
@@ -58,20 +61,40 @@ int run_server(const Config& config) {
   std::unique_ptr<AlertStore> alert_store;
   std::unique_ptr<AlertRouter> router;
   std::unique_ptr<Pipeline> pipeline;
+  std::unique_ptr<RedisWindows> windows;  // store: redis; stopped right after the pipeline
+  std::unique_ptr<RedisQueueIngest> queue;  // redis_ingest_stream; stopped before the pipeline
   try {
     dir_lock = std::make_unique<DataDirLock>(config.data_dir);
     if (config.store == "redis")
       catalog = std::make_unique<RedisCatalog>(
           redis::parse_url(config.redis_url),
           redis::Options{std::chrono::milliseconds(config.redis_timeout_ms), config.redis_tls_ca_file},
-          config.redis_key_prefix, config.catalog_examples);
+          config.redis_key_prefix, config.catalog_examples, static_cast<size_t>(config.redis_buffer_bytes));
     else
       catalog = std::make_unique<SqliteCatalog>(config.data_dir, config.catalog_examples);
-    alert_store = std::make_unique<AlertStore>(config.data_dir);
+    if (config.store == "redis")
+      alert_store = std::make_unique<RedisAlertStore>(
+          redis::parse_url(config.redis_url),
+          redis::Options{std::chrono::milliseconds(config.redis_timeout_ms), config.redis_tls_ca_file},
+          config.redis_key_prefix, config.redis_claim_idle_ms);
+    else
+      alert_store = std::make_unique<SqliteAlertStore>(config.data_dir);
     router = std::make_unique<AlertRouter>(*alert_store, config, address_policy);
     pipeline = std::make_unique<Pipeline>(config, catalog.get(), [r = router.get()](auto&& events) {
       r->on_alerts(std::move(events));
     });
+    if (config.store == "redis") {
+      // Every replica's windows count the whole fleet's lines.
+      windows = std::make_unique<RedisWindows>(
+          redis::parse_url(config.redis_url),
+          redis::Options{std::chrono::milliseconds(config.redis_timeout_ms), config.redis_tls_ca_file},
+          config.redis_key_prefix, redis::process_name(),
+          [p = pipeline.get()](std::vector<CountDelta>&& d) { p->observe_remote(d); });
+      pipeline->set_count_publisher([w = windows.get()](std::vector<CountDelta>&& d) { w->publish(std::move(d)); });
+      windows->start();
+    }
+    if (!config.redis_ingest_stream.empty())
+      queue = std::make_unique<RedisQueueIngest>(config, pipeline.get(), redis::process_name());
   } catch (const std::exception& e) {
     spdlog::critical("startup failed: {}", e.what());
     return 1;
@@ -110,6 +133,7 @@ int run_server(const Config& config) {
   } catch (const std::exception& e) {
     spdlog::critical("cannot listen: {}", e.what());
     pipeline->stop();
+    windows.reset();
     return 1;
   }
   address_policy->set_own_ports({http_listener->local().port(), tcp_listener->local().port()});
@@ -119,6 +143,7 @@ int run_server(const Config& config) {
   tcp_listener->run();
   if (syslog_listener) syslog_listener->run();
   ctx.ready = true;
+  if (queue) queue->start();
 
   std::atomic<bool> stop_requested{false};
   net::signal_set signals(ioc, SIGINT, SIGTERM);
@@ -158,6 +183,7 @@ int run_server(const Config& config) {
 
   // 1. Stop accepting. 2. Let every connection finish what it accepted.
   ctx.draining = true;
+  if (queue) queue->stop();  // the batch in hand finishes and is acked
   http_listener->close();
   tcp_listener->close();
   if (syslog_listener) syslog_listener->close();
@@ -169,6 +195,7 @@ int run_server(const Config& config) {
     spdlog::warn("shutdown grace over with {} connections open", ctx.connections.load());
   // 3. Drain the pipeline (all accepted batches reach the catalog), 4. flush.
   pipeline->stop();
+  windows.reset();  // its thread feeds the pipeline's aggregator: stop it while both exist
   // Undelivered alerts stay in the outbox (durable) for the next start.
   delivery->stop();
   work.reset();

@@ -49,9 +49,10 @@ build fuzz_envelope "$here/fuzz_envelope.cpp" "${common[@]}" "${config[@]}" -lre
 build fuzz_webhook "$here/fuzz_webhook.cpp" "$root/service/alerts/webhook_url.cpp" "$root/pipeline/core/time.cpp" -lre2
 build fuzz_config "$here/fuzz_config.cpp" "${config[@]}" -lre2
 build fuzz_redis_url "$here/fuzz_redis_url.cpp" "$root/pipeline/store/redis_url.cpp"
+build fuzz_counts "$here/fuzz_counts.cpp" "$root/pipeline/store/redis_windows_codec.cpp" "$root/lsh/lsh.cpp"
 
 status=0
-for t in ${FUZZ_TARGETS:-fuzz_syslog fuzz_structured fuzz_ingest fuzz_envelope fuzz_webhook fuzz_config fuzz_redis_url}; do
+for t in ${FUZZ_TARGETS:-fuzz_syslog fuzz_structured fuzz_ingest fuzz_envelope fuzz_webhook fuzz_config fuzz_redis_url fuzz_counts}; do
   work="$out/corpus-$t"
   mkdir -p "$work"
   cp -n "$here/corpus/$t"/* "$work/" 2>/dev/null || true

@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <csignal>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -23,15 +25,19 @@ using json = nlohmann::json;
 
 bool have_redis() { return access("/usr/bin/redis-server", X_OK) == 0; }
 
-// A redis-server listening only on DIR/redis.sock, no persistence.
+// A redis-server listening only on DIR/redis.sock. durable: an append-only
+// file synced at every write, so a stop (SIGTERM) and start keeps the data
+// (what a production Redis would be configured to do); else no persistence.
 struct RedisProcess {
+  explicit RedisProcess(bool durable = false) : durable(durable) {}
+  bool durable;
   TempDir dir{"logsift-redis-it-"};
   BackgroundProcess proc;
   std::string socket = dir.path() + "/redis.sock";
 
   ::testing::AssertionResult start() {
     proc = spawn_background({"/usr/bin/redis-server", "--port", "0", "--unixsocket", socket, "--dir", dir.path(),
-                             "--save", "", "--appendonly", "no"});
+                             "--save", "", "--appendonly", durable ? "yes" : "no", "--appendfsync", "always"});
     if (proc.pid <= 0) return ::testing::AssertionFailure() << "redis-server: " << proc.error;
     if (!wait_until([&] { return std::filesystem::exists(socket); }, Millis(10000), Millis(20)))
       return ::testing::AssertionFailure() << "redis-server did not open " << socket;
@@ -51,6 +57,24 @@ ServerOptions replica_options(const RedisProcess& redis) {
   return o;
 }
 
+// Subscriptions are shared: a replica loads one made on another within
+// about a second. True once every replica evaluates `rules` rules.
+bool wait_rules(const std::vector<std::unique_ptr<ServerProcess>>& replicas, double rules) {
+  return wait_until(
+      [&] {
+        for (const auto& r : replicas)
+          if (fetch_metric(r->http_port(), "logsift_alert_rules").value_or(-1) != rules) return false;
+        return true;
+      },
+      Millis(10000), Millis(100));
+}
+
+json metrics_of(int port, const std::vector<std::string>& names) {
+  json j = json::object();
+  for (const auto& n : names) j[n] = fetch_metric(port, n).value_or(-1);
+  return j;
+}
+
 // Three replicas on one Redis: whichever replica a line reaches, it gets the
 // same cluster id; every replica lists the same catalog, whose counts add up
 // to the lines sent to all of them; and a new cluster raises its new_cluster
@@ -67,10 +91,16 @@ TEST(RedisStore, ThreeReplicasShareOneCatalogAndAlertEachNewClusterOnce) {
   }
   WebhookReceiver receiver;
   ASSERT_TRUE(receiver.start());
+  // One subscription, made on one replica, holds for all of them.
+  json sub = {{"url", "http://127.0.0.1:" + std::to_string(receiver.port()) + "/hook"},
+              {"rules", json::array({"new_cluster"})}};
+  ASSERT_EQ(http_request(replicas[1]->http_port(), "POST", "/subscriptions", sub.dump(), "application/json").status,
+            201);
+  ASSERT_TRUE(wait_rules(replicas, 1)) << "the subscription did not reach every replica";
   for (auto& r : replicas) {
-    json sub = {{"url", "http://127.0.0.1:" + std::to_string(receiver.port()) + "/hook"},
-                {"rules", json::array({"new_cluster"})}};
-    ASSERT_EQ(http_request(r->http_port(), "POST", "/subscriptions", sub.dump(), "application/json").status, 201);
+    auto subs = http_get(r->http_port(), "/subscriptions");
+    ASSERT_EQ(subs.status, 200);
+    EXPECT_EQ(subs.json_body()["subscriptions"].size(), 1u) << subs.describe();
   }
 
   // 40 statements x 6 values, sprayed round-robin.
@@ -135,45 +165,370 @@ TEST(RedisStore, ThreeReplicasShareOneCatalogAndAlertEachNewClusterOnce) {
             << " new_cluster_alerts=" << receiver.requests().size() << std::endl;
 }
 
-// Redis goes away under a running replica and comes back: writes fail with
-// an error reply (never a silent 200), /readyz says degraded, the metrics
-// count the failures; once Redis is back the next batch reconnects, loads
-// its script again and everything is ready.
-TEST(RedisStore, RedisGoingAwayIsReportedAndTheReplicaRecovers) {
+// A threshold rule on three replicas, with the lines sprayed across them:
+// no replica alone reaches the threshold (each gets a third of the lines),
+// but each one's windows count the others' lines (the shared counts), so
+// all three see the rule cross at about the same moment; the claim lets
+// exactly one of them send the alert. Every replica also answers the same
+// series for the cluster.
+TEST(RedisStore, ARuleCrossingOnThreeReplicasSendsOneAlert) {
+  if (!have_redis()) GTEST_SKIP() << "redis-server not installed";
+  RedisProcess redis;
+  ASSERT_TRUE(redis.start());
+  std::vector<std::unique_ptr<ServerProcess>> replicas;
+  for (int i = 0; i < 3; ++i) {
+    replicas.push_back(std::make_unique<ServerProcess>(replica_options(redis)));
+    ASSERT_TRUE(replicas.back()->start_ready()) << replicas.back()->log_text();
+  }
+  WebhookReceiver receiver;
+  ASSERT_TRUE(receiver.start());
+  constexpr int kThreshold = 30, kLines = 60;
+  json sub = {{"url", receiver.url()},
+              {"rules", json::array({{{"kind", "threshold"}, {"threshold", kThreshold}, {"window", "5m"}}})}};
+  ASSERT_EQ(http_request(replicas[0]->http_port(), "POST", "/subscriptions", sub.dump(), "application/json").status,
+            201);
+  ASSERT_TRUE(wait_rules(replicas, 1));
+
+  std::string id;
+  for (int i = 0; i < kLines; ++i) {
+    auto r = post_infer(replicas[static_cast<size_t>(i % 3)]->http_port(),
+                        "payment gateway timeout for order " + std::to_string(100000 + 7919 * i));
+    ASSERT_EQ(r.status, 200) << r.describe();
+    if (id.empty()) id = r.json_body()["cluster_id"];
+    ASSERT_EQ(r.json_body()["cluster_id"], id);
+  }
+  ASSERT_TRUE(receiver.wait_for_count(1, Millis(15000))) << "no replica alerted";
+  // Every replica has now counted all the lines: all three crossed.
+  for (auto& r : replicas) {
+    bool all = wait_until(
+        [&] {
+          auto series = http_get(r->http_port(), "/clusters/" + id + "/series?window=5m");
+          return series.status == 200 && series.json_body().value("total", 0) == kLines;
+        },
+        Millis(10000), Millis(100));
+    EXPECT_TRUE(all) << "replica " << r->http_port() << ": "
+                     << http_get(r->http_port(), "/clusters/" + id + "/series?window=5m").describe();
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(3000));  // a second alert would be here by now
+  int firing = 0;
+  for (const auto& q : receiver.requests()) {
+    const json a = q.json_body();
+    EXPECT_EQ(a.value("cluster_id", ""), id);
+    firing += a.value("state", "") == "firing";
+  }
+  EXPECT_EQ(firing, 1) << "alerts received: " << receiver.requests().size();
+  double lost = 0, raised = 0;
+  for (auto& r : replicas) {
+    lost += fetch_metric(r->http_port(), "logsift_alert_claims_lost_total").value_or(0);
+    raised += fetch_metric(r->http_port(), "logsift_alerts_raised_total").value_or(0);
+  }
+  EXPECT_EQ(raised, 3) << "each replica should have seen the rule cross once";
+  EXPECT_EQ(lost, 2);
+  std::cout << "[ redis-rule ] replicas=3 lines=" << kLines << " threshold=" << kThreshold << " raised=" << raised
+            << " claims_lost=" << lost << " delivered=" << receiver.requests().size() << std::endl;
+}
+
+// kill -9 of a replica that holds undelivered alerts while their receiver
+// is down: another replica takes them over once they have been idle for
+// redis_claim_idle_ms, and when the receiver comes up every alert arrives
+// exactly once, with the webhook-id it had from the start.
+TEST(RedisStore, AlertsOfAKilledReplicaAreDeliveredOnceByAnother) {
   if (!have_redis()) GTEST_SKIP() << "redis-server not installed";
   RedisProcess redis;
   ASSERT_TRUE(redis.start());
   ServerOptions o = replica_options(redis);
-  o.args.insert(o.args.end(), {"--redis-timeout-ms", "500"});
+  o.args.insert(o.args.end(), {"--redis-claim-idle-ms", "2000", "--delivery-first-retry-ms", "200",
+                               "--delivery-max-backoff-ms", "500"});
+  std::vector<std::unique_ptr<ServerProcess>> replicas;
+  for (int i = 0; i < 2; ++i) {
+    replicas.push_back(std::make_unique<ServerProcess>(o));
+    ASSERT_TRUE(replicas.back()->start_ready()) << replicas.back()->log_text();
+  }
+  PortReservation down;  // the receiver's port: connects are refused until it listens
+  json sub = {{"url", down.url()}, {"rules", json::array({"new_cluster"})}};
+  ASSERT_EQ(http_request(replicas[0]->http_port(), "POST", "/subscriptions", sub.dump(), "application/json").status,
+            201);
+  ASSERT_TRUE(wait_rules(replicas, 1));
+
+  constexpr int kClusters = 20;
+  for (int s = 0; s < kClusters; ++s) ASSERT_EQ(post_infer(replicas[0]->http_port(), distinct_line(2718, s)).status, 200);
+  // Replica 0 raised them all and is retrying them against the dead port.
+  const int victim = replicas[0]->http_port();
+  ASSERT_TRUE(wait_until([&] { return fetch_metric(victim, "logsift_alerts_enqueued_total").value_or(0) == kClusters &&
+                                      fetch_metric(victim, "logsift_alert_attempts_failed_total").value_or(0) >= kClusters; },
+                         Millis(15000), Millis(100)))
+      << metrics_of(victim, {"logsift_alerts_enqueued_total", "logsift_alert_attempts_failed_total"}).dump();
+  auto before = http_get(replicas[1]->http_port(), "/alerts?status=pending&limit=100");
+  ASSERT_EQ(before.status, 200);
+  std::set<std::string> pending;
+  const json listed = before.json_body();
+  for (const auto& a : listed["alerts"]) pending.insert(a["id"].get<std::string>());
+  ASSERT_EQ(pending.size(), static_cast<size_t>(kClusters)) << before.describe();
+
+  auto killed = replicas[0]->stop(SIGKILL);
+  EXPECT_EQ(killed.signal, SIGKILL) << killed.describe();
+  WebhookReceiver receiver;
+  ASSERT_TRUE(receiver.start(down));
+  const int survivor = replicas[1]->http_port();
+  const bool all = receiver.wait_for(
+      [&](const std::vector<ReceivedRequest>& reqs) {
+        std::set<std::string> got;
+        for (const auto& q : reqs) got.insert(q.webhook_id());
+        return got.size() >= static_cast<size_t>(kClusters);
+      },
+      Millis(30000));
+  EXPECT_TRUE(all) << replicas[1]->log_text();
+  std::this_thread::sleep_for(std::chrono::milliseconds(3000));  // duplicates would arrive by now
+  std::map<std::string, int> per_id;
+  for (const auto& q : receiver.requests()) ++per_id[q.webhook_id()];
+  std::set<std::string> delivered;
+  int duplicated = 0;
+  for (const auto& [id, n] : per_id) {
+    delivered.insert(id);
+    duplicated += n - 1;
+  }
+  EXPECT_EQ(delivered, pending) << "the receiver got other ids than the outbox held";
+  EXPECT_EQ(duplicated, 0);
+  const double taken = fetch_metric(survivor, "logsift_alerts_taken_over_total").value_or(0);
+  EXPECT_GE(taken, 1.0) << "the survivor took nothing over";
+  auto after = http_get(survivor, "/alerts?status=delivered&limit=100");
+  EXPECT_EQ(after.json_body().value("total", 0), kClusters) << after.describe();
+  std::cout << "[ redis-kill9 ] alerts=" << kClusters << " delivered=" << delivered.size()
+            << " duplicated=" << duplicated << " lost=" << (pending.size() - delivered.size())
+            << " taken_over=" << taken << std::endl;
+}
+
+// Redis goes away under a running replica and comes back, with a small
+// write buffer: lines are still answered while the buffer has room (ids
+// need no Redis), /readyz says degraded, the metrics show what waits; once
+// the buffer is full, lines are refused with 503 and a JSON reason (counted),
+// never accepted and dropped. When Redis is back the buffered writes land:
+// the catalog holds every line that was answered 200, exactly once, and each
+// cluster born during the outage gets its new_cluster alert then, once.
+TEST(RedisStore, RedisDownBuffersWritesThenRefusesWith503AndLosesNothing) {
+  if (!have_redis()) GTEST_SKIP() << "redis-server not installed";
+  RedisProcess redis(/*durable=*/true);
+  ASSERT_TRUE(redis.start());
+  ServerOptions o = replica_options(redis);
+  o.args.insert(o.args.end(), {"--redis-timeout-ms", "500", "--redis-buffer-bytes", "6000"});
   ServerProcess replica(o);
   ASSERT_TRUE(replica.start_ready()) << replica.log_text();
   const int http = replica.http_port();
+  WebhookReceiver receiver;
+  ASSERT_TRUE(receiver.start());
+  json sub = {{"url", receiver.url()}, {"rules", json::array({"new_cluster"})}};
+  ASSERT_EQ(http_request(http, "POST", "/subscriptions", sub.dump(), "application/json").status, 201);
+  long long accepted = 0;
   ASSERT_EQ(post_infer(http, "disk quota exceeded for volume 7").status, 200);
+  ++accepted;
   EXPECT_EQ(http_get(http, "/readyz").status, 200);
+  // Its new_cluster alert is out and recorded before Redis goes.
+  ASSERT_TRUE(wait_until(
+      [&] { return http_get(http, "/alerts?status=delivered").json_body().value("total", 0) == 1; }, Millis(10000),
+      Millis(50)));
 
   redis.stop();
-  auto failed = post_infer(http, "disk quota exceeded for volume 8");
-  EXPECT_NE(failed.status, 200) << failed.describe();
-  EXPECT_TRUE(failed.json_body().contains("error")) << failed.describe();
+  int refused = 0;
+  std::string refusal;
+  for (int i = 0; i < 200 && refused == 0; ++i) {
+    auto r = post_infer(http, distinct_line(5150, i) + " on volume " + std::to_string(i));
+    if (r.status == 200) {
+      ++accepted;
+      EXPECT_EQ(r.json_body().value("new", true), false) << "a new cluster cannot be known while Redis is away";
+    } else {
+      EXPECT_EQ(r.status, 503) << r.describe();
+      refusal = r.json_body().value("error", "");
+      ++refused;
+    }
+  }
+  EXPECT_GT(accepted, 5) << "the buffer took nothing";
+  ASSERT_EQ(refused, 1) << "the buffer never filled";
+  EXPECT_NE(refusal.find("buffer is full"), std::string::npos) << refusal;
   auto ready = http_get(http, "/readyz");
   EXPECT_EQ(ready.status, 503) << ready.describe();
   EXPECT_EQ(ready.json_body().value("status", ""), "degraded") << ready.describe();
   EXPECT_EQ(ready.json_body().value("store", ""), "redis unreachable") << ready.describe();
   EXPECT_EQ(http_get(http, "/healthz").status, 200);  // alive: a restart would not help
-  bool found = false;
-  EXPECT_GE(fetch_metric(http, "logsift_redis_errors_total", &found).value_or(0), 1.0);
-  EXPECT_TRUE(found);
+  EXPECT_EQ(fetch_metric(http, "logsift_redis_buffered_lines").value_or(0), accepted - 1);
+  EXPECT_GE(fetch_metric(http, "logsift_redis_buffer_rejected_total").value_or(0), 1.0);
+  EXPECT_GE(fetch_metric(http, "logsift_redis_errors_total").value_or(0), 1.0);
+  auto listing = http_get(http, "/clusters");
+  EXPECT_EQ(listing.status, 503) << listing.describe();  // reads need Redis: a clear 503, not a 500
+  EXPECT_TRUE(listing.json_body().contains("error")) << listing.describe();
 
-  ASSERT_TRUE(redis.start());  // an empty Redis: no script, no keys
-  bool back = wait_until([&] { return post_infer(http, "disk quota exceeded for volume 9").status == 200; },
-                         Millis(10000), Millis(200));
-  EXPECT_TRUE(back) << replica.log_text();
-  EXPECT_EQ(http_get(http, "/readyz").status, 200);
+  ASSERT_TRUE(redis.start());  // the same data (append-only file)
+  bool drained = wait_until([&] { return fetch_metric(http, "logsift_redis_buffered_lines").value_or(-1) == 0; },
+                            Millis(10000), Millis(100));
+  EXPECT_TRUE(drained) << replica.log_text();
+  EXPECT_TRUE(wait_until([&] { return http_get(http, "/readyz").status == 200; }, Millis(10000), Millis(100)));
+  ASSERT_EQ(post_infer(http, "disk quota exceeded for volume 9").status, 200);
+  ++accepted;
   auto counts = cluster_counts(http);
   ASSERT_TRUE(counts);
-  EXPECT_GE(total_count(*counts), 1);
-  EXPECT_GE(fetch_metric(http, "logsift_redis_round_trips_total").value_or(0), 3.0);
+  EXPECT_EQ(total_count(*counts), accepted) << "lines answered 200 are missing from (or doubled in) the catalog";
+  // One new_cluster alert per cluster in the catalog, the outage's included.
+  const bool alerted = receiver.wait_for(
+      [&](const std::vector<ReceivedRequest>& reqs) {
+        std::set<std::string> got;
+        for (const auto& q : reqs) got.insert(q.json_body().value("cluster_id", ""));
+        return got.size() >= counts->size();
+      },
+      Millis(15000));
+  EXPECT_TRUE(alerted) << receiver.requests().size() << " alerts for " << counts->size() << " clusters";
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  std::map<std::string, std::set<std::string>> ids_per_cluster;  // cluster -> webhook-ids
+  for (const auto& q : receiver.requests())
+    ids_per_cluster[q.json_body().value("cluster_id", "")].insert(q.webhook_id());
+  EXPECT_EQ(ids_per_cluster.size(), counts->size());
+  for (const auto& [id, ids] : ids_per_cluster) {
+    EXPECT_TRUE(counts->count(id)) << id;
+    EXPECT_EQ(ids.size(), 1u) << "cluster " << id << " raised " << ids.size() << " alerts";
+  }
+  const size_t redelivered = receiver.requests().size() - ids_per_cluster.size();
+  EXPECT_EQ(redelivered, 0u) << "an alert reached the receiver twice";
   EXPECT_TRUE(replica.running());
+  std::cout << "[ redis-down ] accepted=" << accepted << " refused=" << refused << " clusters=" << counts->size()
+            << " catalog_total=" << total_count(*counts) << " new_cluster_alerts=" << ids_per_cluster.size()
+            << " duplicated=" << redelivered << std::endl;
+}
+
+// Redis stopped for 30 s under a steady load on two replicas, then started:
+// no crash, every line answered 200 is in the catalog exactly once (nothing
+// acknowledged lost), and the counts converge on both replicas.
+TEST(RedisStore, RedisStoppedForThirtySecondsUnderLoadLosesNothing) {
+  if (!have_redis()) GTEST_SKIP() << "redis-server not installed";
+  RedisProcess redis(/*durable=*/true);
+  ASSERT_TRUE(redis.start());
+  ServerOptions o = replica_options(redis);
+  o.args.insert(o.args.end(), {"--redis-timeout-ms", "500"});
+  std::vector<std::unique_ptr<ServerProcess>> replicas;
+  for (int i = 0; i < 2; ++i) {
+    replicas.push_back(std::make_unique<ServerProcess>(o));
+    ASSERT_TRUE(replicas.back()->start_ready()) << replicas.back()->log_text();
+  }
+  // One load thread per replica: 20-line NDJSON requests, ~100 a second.
+  std::atomic<bool> stop{false};
+  std::atomic<long long> acked{0}, refused{0}, failed{0};
+  std::vector<std::thread> load;
+  for (size_t r = 0; r < replicas.size(); ++r)
+    load.emplace_back([&, r] {
+      const int port = replicas[r]->http_port();
+      for (int i = 0; !stop; ++i) {
+        std::string body;
+        for (int k = 0; k < 20; ++k)
+          body += json{{"text", distinct_line(77, (i * 20 + k) % 300) + " took " + std::to_string(i + k) + " ms"}}
+                      .dump() + "\n";
+        auto res = http_request(port, "POST", "/inferences", body, "application/x-ndjson");
+        if (res.status == 200) acked += 20;
+        else if (res.status == 503) refused += 20;
+        else ++failed;
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      }
+    });
+  std::this_thread::sleep_for(std::chrono::seconds(3));
+  const long long before = acked.load();
+  redis.stop();
+  std::this_thread::sleep_for(std::chrono::seconds(30));
+  const long long during = acked.load() - before;
+  bool degraded = true;
+  for (auto& r : replicas) degraded = degraded && http_get(r->http_port(), "/readyz").status == 503;
+  const double buffered = fetch_metric(replicas[0]->http_port(), "logsift_redis_buffered_lines").value_or(0) +
+                          fetch_metric(replicas[1]->http_port(), "logsift_redis_buffered_lines").value_or(0);
+  ASSERT_TRUE(redis.start());
+  std::this_thread::sleep_for(std::chrono::seconds(3));
+  stop = true;
+  for (auto& t : load) t.join();
+  for (auto& r : replicas)
+    EXPECT_TRUE(wait_until([&] { return fetch_metric(r->http_port(), "logsift_redis_buffered_lines").value_or(-1) == 0; },
+                           Millis(15000), Millis(100)));
+  EXPECT_TRUE(degraded) << "readiness did not report the outage";
+  EXPECT_GT(during, 1000) << "ingest stopped answering while Redis was away";
+  EXPECT_EQ(refused.load(), 0);  // the default buffer is far from full at this rate
+  EXPECT_EQ(failed.load(), 0);
+  auto a = cluster_counts(replicas[0]->http_port());
+  auto b = cluster_counts(replicas[1]->http_port());
+  ASSERT_TRUE(a && b);
+  EXPECT_EQ(total_count(*a), acked.load()) << "acknowledged lines lost or counted twice";
+  EXPECT_EQ(*a, *b) << "the replicas list different counts";
+  for (auto& r : replicas) EXPECT_TRUE(r->running());
+  std::cout << "[ redis-outage ] replicas=2 outage_s=30 acked=" << acked.load() << " acked_during_outage=" << during
+            << " buffered_at_end_of_outage=" << buffered << " refused=" << refused.load()
+            << " catalog_total=" << total_count(*a) << std::endl;
+}
+
+// Queue ingest: a producer XADDs lines to a stream before any replica runs;
+// a consumer of the group ("ghost") reads some and dies without acking. Two
+// replicas then consume the stream through the group: every line lands in
+// the catalog once (the ghost's entries taken over after
+// redis_claim_idle_ms), the entries are acknowledged (nothing left pending),
+// and entries that can never succeed (no "line" field, an empty line) are
+// counted as rejected and acknowledged rather than retried forever.
+TEST(RedisStore, QueueIngestFeedsTheFleetAndAcksWhatIsInTheCatalog) {
+  if (!have_redis()) GTEST_SKIP() << "redis-server not installed";
+  RedisProcess redis;
+  ASSERT_TRUE(redis.start());
+  ServerOptions o = replica_options(redis);
+  o.args.insert(o.args.end(), {"--redis-ingest-stream", "logs", "--redis-claim-idle-ms", "1000"});
+  // redis-cli reads one command per line from stdin.
+  constexpr int kLines = 600;
+  std::string commands;
+  for (int i = 0; i < kLines; ++i) {
+    std::string line = distinct_line(3141, i % 60) + " in " + std::to_string(10 + i) + " ms";
+    if (i % 3 == 0)  // a JSON line with labels, as on the TCP port
+      line = json{{"message", line}, {"service", "billing"}}.dump();
+    std::string quoted;
+    for (char c : line) {
+      if (c == '"' || c == '\\') quoted += '\\';
+      quoted += c;
+    }
+    commands += "XADD logs * line \"" + quoted + "\"\n";
+  }
+  commands += "XADD logs * payload \"no line field\"\nXADD logs * line \"\"\n";
+  auto produced = run_program({"/usr/bin/redis-cli", "-s", redis.socket},
+                              "XGROUP CREATE logs logsift 0 MKSTREAM\n" + commands +
+                                  "XREADGROUP GROUP logsift ghost COUNT 25 STREAMS logs >\n");
+  ASSERT_TRUE(produced.exit.clean()) << produced.describe();
+  auto ghost = run_program({"/usr/bin/redis-cli", "-s", redis.socket, "XPENDING", "logs", "logsift"});
+  ASSERT_EQ(ghost.out.substr(0, 3), "25\n") << ghost.describe();
+  std::vector<std::unique_ptr<ServerProcess>> replicas;
+  for (int i = 0; i < 2; ++i) {
+    replicas.push_back(std::make_unique<ServerProcess>(o));
+    ASSERT_TRUE(replicas.back()->start_ready()) << replicas.back()->log_text();
+  }
+
+  const bool landed = wait_until(
+      [&] {
+        auto c = cluster_counts(replicas[0]->http_port());
+        return c && total_count(*c) == kLines;
+      },
+      Millis(30000), Millis(200));
+  auto counts = cluster_counts(replicas[0]->http_port());
+  ASSERT_TRUE(counts);
+  EXPECT_TRUE(landed) << "catalog total " << total_count(*counts) << " of " << kLines;
+  EXPECT_EQ(counts->size(), 60u);
+  double read = 0, acked = 0;
+  EXPECT_TRUE(wait_until(
+      [&] {
+        read = acked = 0;
+        for (auto& r : replicas) {
+          read += fetch_metric(r->http_port(), "logsift_queue_entries_total").value_or(0);
+          acked += fetch_metric(r->http_port(), "logsift_queue_acked_total").value_or(0);
+        }
+        return acked == kLines + 2;
+      },
+      Millis(10000), Millis(100)))
+      << "read " << read << " acked " << acked;
+  EXPECT_EQ(read, kLines + 2);
+  auto pending = run_program({"/usr/bin/redis-cli", "-s", redis.socket, "XPENDING", "logs", "logsift"});
+  EXPECT_EQ(pending.out.substr(0, 2), "0\n") << pending.describe();  // nothing left unacknowledged
+  double rejected = 0;
+  for (auto& r : replicas) {
+    rejected += fetch_metric(r->http_port(), "logsift_rejected_total").value_or(0);
+    EXPECT_TRUE(r->running());
+  }
+  EXPECT_EQ(rejected, 2);
+  std::cout << "[ redis-queue ] replicas=2 entries=" << kLines + 2 << " read=" << read << " acked=" << acked
+            << " rejected=" << rejected << " catalog_total=" << total_count(*counts) << std::endl;
 }
 
 // A replica that cannot reach its Redis at start says so and exits non-zero,

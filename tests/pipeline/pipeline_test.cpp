@@ -1,10 +1,12 @@
 // Mailboxes, stages, micro-batching and shutdown, with tiny test stages.
 #include <gtest/gtest.h>
 #include <pthread.h>
+#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
 #include <atomic>
+#include <filesystem>
 #include <map>
 #include <mutex>
 #include <future>
@@ -14,6 +16,8 @@
 #include "pipeline/core/mailbox.h"
 #include "pipeline/pipeline.h"
 #include "pipeline/core/stage.h"
+#include "pipeline/core/time.h"
+#include "pipeline/store/catalog.h"
 
 namespace logsift {
 namespace {
@@ -206,6 +210,37 @@ TEST(Pipeline, SeenLinesNeedNoModelWork) {
     EXPECT_EQ(first[i].cluster_id, second[i].cluster_id);
     EXPECT_EQ(first[i].template_text, second[i].template_text);
   }
+}
+
+// store: redis folds the other replicas' counts into the windows from its
+// own thread while this replica's lines flow through the state stage: every
+// count lands once, and the cluster's series totals them.
+TEST(Pipeline, OtherReplicasCountsFoldInWhileLinesFlow) {
+  const auto dir = std::filesystem::temp_directory_path() / ("logsift-remote-" + std::to_string(getpid()));
+  std::filesystem::remove_all(dir);
+  {
+    Config c = Config::defaults();
+    SqliteCatalog catalog(dir.string(), 3);
+    Pipeline p(c, &catalog);
+    const uint64_t id = p.run({"disk quota exceeded on volume 1"})[0].cluster_id;
+    std::thread remote([&] {
+      for (int i = 0; i < 200; ++i) {
+        CountDelta d;
+        d.cluster_id = id;
+        d.ts_ms = now_ms();
+        d.count = 5;
+        d.template_text = "disk quota exceeded on volume <*>";
+        p.observe_remote({d});
+      }
+    });
+    for (int i = 2; i < 52; ++i) EXPECT_EQ(p.run({"disk quota exceeded on volume " + std::to_string(i)})[0].cluster_id, id);
+    remote.join();
+    auto series = p.series(id, 60000);
+    ASSERT_TRUE(series);
+    EXPECT_EQ((*series)["total"], 1 + 50 + 200 * 5);
+    p.stop();
+  }
+  std::filesystem::remove_all(dir);
 }
 
 // Batches may finish out of order (a batch of seen lines overtakes one that

@@ -4,9 +4,10 @@
 #   asan  ASan + UBSan build of the server and the unit tests (leak checking
 #         on): every unit test, and every integration test of the release
 #         build run against the sanitized server (LOGSIFT_TEST_BINARY).
-#   tsan  ThreadSanitizer build of the pipeline/mailbox and delivery tests
-#         (concurrency_tests: tests/pipeline/pipeline_test.cpp,
-#         tests/service/alerts/{delivery,webhook_client}_test.cpp).
+#   tsan  ThreadSanitizer build of the pipeline/mailbox, delivery and shared
+#         store tests (concurrency_tests: tests/pipeline/pipeline_test.cpp,
+#         tests/service/alerts/{delivery,webhook_client,redis_alert_store}_test.cpp,
+#         tests/pipeline/store/redis_windows_test.cpp).
 # Every sanitizer report goes to a file (log_path) as well as failing its
 # process; the run fails if any report was written, even by a process whose
 # exit status no test looks at, and prints them.

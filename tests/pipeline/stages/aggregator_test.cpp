@@ -753,3 +753,50 @@ TEST(AggregatorDeterminism, SameInputsSameAlerts) {
 
 }  // namespace
 }  // namespace logsift::alerts
+
+// ------------------------------------------------- counts of other replicas
+
+namespace logsift::alerts {
+namespace {
+
+// observe(count = n) is n lines at once: the same series, the same firing.
+TEST(AggregatorCounts, ACountOfNIsNLines) {
+  Aggregator one(small_options()), many(small_options());
+  const auto r = rule(R"({"kind": "threshold", "threshold": 10, "window": "1m"})");
+  one.set_rules({r});
+  many.set_rules({r});
+  std::vector<AlertEvent> a, b;
+  for (int i = 0; i < 9; ++i) one.observe(7, false, "t", {}, "line", kT0 + 1000, &a);
+  many.observe(7, false, "t", {}, "line", kT0 + 1000, &b, 9);
+  EXPECT_TRUE(a.empty());
+  EXPECT_TRUE(b.empty());
+  EXPECT_EQ(one.series(7, 60000, kT0 + 2000)->dump(), many.series(7, 60000, kT0 + 2000)->dump());
+  many.observe(7, false, "t", {}, "", kT0 + 1500, &b, 3);  // crosses 10 inside the count
+  ASSERT_EQ(b.size(), 1u);
+  EXPECT_EQ(b[0].state, "firing");
+  EXPECT_EQ(b[0].count, 12u);
+  EXPECT_EQ((*many.series(7, 60000, kT0 + 2000))["total"], 12);
+  EXPECT_EQ(b[0].examples, std::vector<std::string>{"line"});  // an empty text adds no example
+}
+
+// count 0 counts nothing: it only says that a cluster met before with
+// is_new false was new after all (its catalog write landed late).
+TEST(AggregatorCounts, ACountOfZeroOnlyTellsThatTheClusterIsNew) {
+  Aggregator agg(small_options());
+  agg.set_rules({rule(R"({"kind": "new_cluster"})"), rule(R"({"kind": "threshold", "threshold": 1})")});
+  std::vector<AlertEvent> out;
+  agg.observe(9, /*is_new=*/false, "t", {}, "first", kT0, &out);
+  ASSERT_EQ(out.size(), 1u);  // the threshold of 1
+  EXPECT_EQ(out[0].kind, "threshold");
+  out.clear();
+  agg.observe(9, /*is_new=*/true, "t", {}, "first", kT0, &out, 0);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].kind, "new_cluster");
+  EXPECT_EQ((*agg.series(9, 60000, kT0 + 1000))["total"], 1);
+  out.clear();
+  agg.observe(9, /*is_new=*/true, "t", {}, "first", kT0, &out, 0);
+  EXPECT_TRUE(out.empty()) << "new_cluster fires once";
+}
+
+}  // namespace
+}  // namespace logsift::alerts

@@ -176,3 +176,40 @@ TEST_F(RedisCatalogTest, AnUnreachableRedisFailsTheStartNamingIt) {
 
 }  // namespace
 }  // namespace logsift
+
+namespace logsift {
+namespace {
+
+// Redis away: apply() keeps answering (nothing new) and buffers; full, it
+// refuses with StoreUnavailable; back, the buffer lands once, and the
+// clusters it created come out of take_created().
+TEST(RedisCatalogBuffer, BuffersWhileRedisIsAwayThenWritesEachLineOnce) {
+  if (!have_redis()) GTEST_SKIP() << "redis-server not installed";
+  RedisServer server({"port 0", "appendonly yes", "appendfsync always"});
+  RedisCatalog c(redis::parse_url("unix://" + server.socket()), redis::Options{std::chrono::milliseconds(300), ""},
+                 "b:", 3, /*max_buffer_bytes=*/2000);
+  EXPECT_EQ(c.apply({update(1, 2, "a")}), std::vector<bool>{true});
+  server.stop();
+  EXPECT_EQ(c.apply({update(1, 3, "b"), update(2, 1, "c")}), (std::vector<bool>{false, false}));
+  EXPECT_EQ(c.unavailable(), "redis unreachable");
+  EXPECT_EQ(c.apply({update(1, 1, "d")}), std::vector<bool>{false});  // merged with the first
+  std::vector<ClusterUpdate> big;
+  for (int i = 0; i < 20; ++i) big.push_back(update(100 + static_cast<uint64_t>(i), 1, std::string(100, 'x')));
+  EXPECT_THROW(c.apply(big), StoreUnavailable);
+  server.start();
+  std::this_thread::sleep_for(std::chrono::milliseconds(250));  // past the 200 ms between tries
+  c.flush();
+  EXPECT_EQ(c.unavailable(), "");
+  auto created = c.take_created();
+  ASSERT_EQ(created.size(), 1u);  // cluster 2: born while Redis was away
+  EXPECT_EQ(created[0].cluster_id, 2u);
+  EXPECT_EQ(created[0].example, "c0");
+  EXPECT_TRUE(c.take_created().empty());
+  auto one = c.get(1);
+  ASSERT_TRUE(one);
+  EXPECT_EQ((*one)["count"], 6);  // 2 + 3 + 1: once each
+  EXPECT_EQ(c.size(), 2);        // the refused clusters are not there
+}
+
+}  // namespace
+}  // namespace logsift

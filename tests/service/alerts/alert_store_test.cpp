@@ -35,7 +35,7 @@ class AlertStoreTest : public ::testing::Test {
 
 TEST_F(AlertStoreTest, OutboxLifecycleSurvivesReopen) {
   {
-    AlertStore s(dir_.string());
+    SqliteAlertStore s(dir_.string());
     Subscription sub;
     sub.id = "sub_1";
     sub.url = "http://127.0.0.1:1/x";
@@ -59,7 +59,7 @@ TEST_F(AlertStoreTest, OutboxLifecycleSurvivesReopen) {
     EXPECT_EQ(s.next_due([](const std::string& id, const std::string&) { return id != "d"; }), 5000);
     s.mark_delivered("d", 1, 200, 901);
   }
-  AlertStore s(dir_.string());  // like a restart
+  SqliteAlertStore s(dir_.string());  // like a restart
   EXPECT_EQ(s.count("delivered"), 2);
   EXPECT_EQ(s.count("pending"), 1);
   EXPECT_EQ(s.count("failed"), 1);
@@ -100,7 +100,7 @@ TEST(DeliveryBackoff, FirstRetryWithinFirstAndCapped) {
 // Retention: delivered and dead-lettered rows older than the cutoff go,
 // pending rows stay whatever their age.
 TEST_F(AlertStoreTest, PruneDropsOldFinishedRowsOnly) {
-  AlertStore s(dir_.string());
+  SqliteAlertStore s(dir_.string());
   s.enqueue({row("old_delivered", 100), row("old_failed", 100), row("old_pending", 100), row("new_delivered", 100)});
   s.mark_delivered("old_delivered", 1, 200, 1000);
   s.mark_failed("old_failed", 1, 400, "HTTP 400", 1000);
@@ -125,7 +125,7 @@ TEST_F(AlertStoreTest, FailedDeleteRollsBackAndLeavesTheStoreUsable) {
   Subscription b = a;
   b.id = "sub_b";
   {
-    AlertStore s(dir_.string());
+    SqliteAlertStore s(dir_.string());
     s.add_subscription(a);
     {
       sqlite::Db side((dir_ / "alerts.sqlite").string(), "test");
@@ -134,7 +134,7 @@ TEST_F(AlertStoreTest, FailedDeleteRollsBackAndLeavesTheStoreUsable) {
     EXPECT_THROW(s.delete_subscription("sub_a"), std::runtime_error);
     s.add_subscription(b);
   }
-  AlertStore reopened(dir_.string());
+  SqliteAlertStore reopened(dir_.string());
   EXPECT_TRUE(reopened.subscription("sub_a").has_value());  // the failed delete was rolled back
   EXPECT_TRUE(reopened.subscription("sub_b").has_value());  // and what came after was committed
 }

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+
 #include <chrono>
 #include <filesystem>
 #include <map>
@@ -100,7 +102,7 @@ TEST_F(DeliveryTest, ConcurrentProducersEveryAlertDeliveredOnceAfterARetry) {
     int n = ++attempts[std::string(req["webhook-id"])];
     return n == 1 ? status_reply(503) : status_reply(200);
   });
-  AlertStore store(dir_.string());
+  SqliteAlertStore store(dir_.string());
   store.add_subscription(subscription("sub_a", receiver.base_url() + "/hook"));
   constexpr int kProducers = 4, kPerProducer = 40;
   with_worker(store, 2, [&](DeliveryWorker& worker) {
@@ -142,7 +144,7 @@ TEST_F(DeliveryTest, ConcurrentProducersEveryAlertDeliveredOnceAfterARetry) {
 TEST_F(DeliveryTest, RejectingReceiverIsDeadLetteredWhileTheOtherDelivers) {
   LoopbackServer good([](const auto&) { return status_reply(200); });
   LoopbackServer bad([](const auto&) { return status_reply(400, {}, "no"); });
-  AlertStore store(dir_.string());
+  SqliteAlertStore store(dir_.string());
   store.add_subscription(subscription("sub_good", good.base_url() + "/hook"));
   store.add_subscription(subscription("sub_bad", bad.base_url() + "/hook"));
   constexpr int kEach = 60;
@@ -182,7 +184,7 @@ TEST_F(DeliveryTest, RejectingReceiverIsDeadLetteredWhileTheOtherDelivers) {
 TEST_F(DeliveryTest, StopLeavesPendingRowsForTheNextWorker) {
   std::atomic<bool> up{false};
   LoopbackServer receiver([&](const auto&) { return up ? status_reply(200) : status_reply(503); });
-  AlertStore store(dir_.string());
+  SqliteAlertStore store(dir_.string());
   store.add_subscription(subscription("sub_a", receiver.base_url() + "/hook"));
   with_worker(store, 2, [&](DeliveryWorker& worker) {
     for (int i = 0; i < 20; ++i) store.enqueue({row("p_" + std::to_string(i), "sub_a")});
@@ -195,6 +197,94 @@ TEST_F(DeliveryTest, StopLeavesPendingRowsForTheNextWorker) {
     EXPECT_TRUE(wait_for([&] { return store.count("delivered") == 20; }, 30s));
   });
   EXPECT_EQ(store.count("pending"), 0);
+}
+
+}  // namespace
+}  // namespace logsift
+
+namespace logsift {
+namespace {
+
+// The store in front of a real SqliteAlertStore, refusing to record an
+// outcome while `down` (as a shared store that went away right after the
+// receiver answered).
+class RecordingDownStore final : public AlertStore {
+ public:
+  explicit RecordingDownStore(const std::string& dir) : s_(dir) {}
+  std::atomic<bool> down{false};
+  void add_subscription(const Subscription& x) override { s_.add_subscription(x); }
+  std::vector<Subscription> subscriptions() override { return s_.subscriptions(); }
+  std::optional<Subscription> subscription(const std::string& id) override { return s_.subscription(id); }
+  bool delete_subscription(const std::string& id) override { return s_.delete_subscription(id); }
+  int64_t subscription_count() override { return s_.subscription_count(); }
+  int64_t subscriptions_version() override { return s_.subscriptions_version(); }
+  void enqueue(const std::vector<OutboxRow>& rows) override { s_.enqueue(rows); }
+  std::vector<OutboxRow> due(int64_t now, size_t limit, const std::set<std::string>& busy) override {
+    return s_.due(now, limit, busy);
+  }
+  std::optional<int64_t> next_due(
+      const std::function<bool(const std::string& id, const std::string& sub)>& sendable) override {
+    return s_.next_due(sendable);
+  }
+  void mark_delivered(const std::string& id, int attempts, int status, int64_t now) override {
+    if (down) throw std::runtime_error("store away");
+    s_.mark_delivered(id, attempts, status, now);
+  }
+  void schedule_retry(const std::string& id, int attempts, int status, const std::string& error, int64_t next,
+                      int64_t now) override {
+    if (down) throw std::runtime_error("store away");
+    s_.schedule_retry(id, attempts, status, error, next, now);
+  }
+  void mark_failed(const std::string& id, int attempts, int status, const std::string& error, int64_t now) override {
+    if (down) throw std::runtime_error("store away");
+    s_.mark_failed(id, attempts, status, error, now);
+  }
+  bool retry(const std::string& id, int64_t now) override { return s_.retry(id, now); }
+  std::optional<OutboxRow> get(const std::string& id) override { return s_.get(id); }
+  std::vector<OutboxRow> list(const std::string& status, int64_t limit, int64_t offset) override {
+    return s_.list(status, limit, offset);
+  }
+  int64_t count(const std::string& status) override { return s_.count(status); }
+  std::vector<std::pair<std::string, int64_t>> count_by_status() override { return s_.count_by_status(); }
+  int64_t prune(int64_t before) override { return s_.prune(before); }
+
+ private:
+  SqliteAlertStore s_;
+};
+
+// The receiver took the alerts but the store could not record it: the worker
+// keeps the outcomes and records them once the store is back. No alert is
+// sent again meanwhile (a resend would reach the receiver twice), and no new
+// one either (the attempts already in flight, delivery_concurrency = 4, are
+// all that go out while the store is away).
+TEST_F(DeliveryTest, AnOutcomeTheStoreCouldNotTakeIsRecordedLaterNotResent) {
+  LoopbackServer receiver([](const auto&) { return status_reply(200); });
+  RecordingDownStore store(dir_.string());
+  store.add_subscription(subscription("sub_a", receiver.base_url() + "/hook"));
+  store.down = true;
+  with_worker(store, 1, [&](DeliveryWorker& worker) {
+    std::vector<OutboxRow> rows;
+    for (int i = 0; i < 5; ++i) rows.push_back(row("rec_" + std::to_string(i), "sub_a"));
+    store.enqueue(rows);
+    worker.wake();
+    EXPECT_TRUE(wait_for([&] { return receiver.requests().size() >= 4; }, 10s));
+    std::this_thread::sleep_for(1500ms);  // a pump a second at least: a resend would be here
+    EXPECT_EQ(receiver.requests().size(), 4u);
+    EXPECT_EQ(store.count("pending"), 5);
+    store.down = false;
+    worker.wake();
+    EXPECT_TRUE(wait_for([&] { return store.count("delivered") == 5; }, 10s));
+  });
+  std::map<std::string, int> per_id;
+  for (const auto& req : receiver.requests()) ++per_id[std::string(req["webhook-id"])];
+  EXPECT_EQ(per_id.size(), 5u);
+  for (const auto& [id, n] : per_id) EXPECT_EQ(n, 1) << id;
+  for (int i = 0; i < 5; ++i) {
+    auto got = store.get("rec_" + std::to_string(i));
+    ASSERT_TRUE(got);
+    EXPECT_EQ(got->attempts, 1);
+    EXPECT_EQ(got->last_status, 200);
+  }
 }
 
 }  // namespace

@@ -1,0 +1,184 @@
+// Subscriptions and the outbox in Redis (store: redis) against a real
+// redis-server: two store objects with different consumer names stand for
+// two replicas.
+#include "service/alerts/redis_alert_store.h"
+
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "pipeline/core/time.h"
+#include "tests/pipeline/store/redis_server.h"
+
+namespace logsift {
+namespace {
+
+using logsift::testing::have_redis;
+using logsift::testing::RedisServer;
+using namespace std::chrono_literals;
+
+OutboxRow row(const std::string& id, const std::string& sub, int64_t created) {
+  OutboxRow r;
+  r.id = id;
+  r.subscription_id = sub;
+  r.created_ms = created;
+  r.payload = "{\"id\":\"" + id + "\"}";
+  return r;
+}
+
+Subscription sub(const std::string& id, int64_t created) {
+  Subscription s;
+  s.id = id;
+  s.url = "http://receiver.example/hook";
+  s.secret = "s3cret";
+  s.rules = nlohmann::json::array({{{"kind", "new_cluster"}, {"id", "abc"}}});
+  s.created_ms = created;
+  return s;
+}
+
+std::vector<std::string> ids(const std::vector<OutboxRow>& rows) {
+  std::vector<std::string> out;
+  for (const auto& r : rows) out.push_back(r.id);
+  return out;
+}
+
+class RedisAlertStoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!have_redis()) GTEST_SKIP() << "redis-server not installed";
+    server_ = std::make_unique<RedisServer>(std::vector<std::string>{"port 0"});
+  }
+  std::unique_ptr<RedisAlertStore> open(const std::string& consumer, int64_t claim_idle_ms = 30000) {
+    return std::make_unique<RedisAlertStore>(redis::parse_url("unix://" + server_->socket()), redis::Options{},
+                                             "t:", claim_idle_ms, consumer);
+  }
+  std::unique_ptr<RedisServer> server_;
+};
+
+TEST_F(RedisAlertStoreTest, SubscriptionsAreSharedAndEveryChangeMovesTheVersion) {
+  auto a = open("a"), b = open("b");
+  const int64_t v0 = b->subscriptions_version();
+  a->add_subscription(sub("sub_2", 20));
+  a->add_subscription(sub("sub_1", 10));
+  EXPECT_GT(b->subscriptions_version(), v0);
+  auto subs = b->subscriptions();
+  ASSERT_EQ(subs.size(), 2u);
+  EXPECT_EQ(subs[0].id, "sub_1");  // oldest first
+  EXPECT_EQ(subs[1].secret, "s3cret");
+  EXPECT_EQ(subs[1].rules[0]["kind"], "new_cluster");
+  EXPECT_EQ(b->subscription_count(), 2);
+  ASSERT_TRUE(b->subscription("sub_2"));
+  EXPECT_EQ(b->subscription("sub_2")->url, "http://receiver.example/hook");
+  EXPECT_FALSE(b->subscription("sub_9"));
+
+  a->enqueue({row("alrt_p", "sub_2", 5), row("alrt_q", "sub_1", 6)});
+  const int64_t v1 = a->subscriptions_version();
+  EXPECT_TRUE(b->delete_subscription("sub_2"));
+  EXPECT_FALSE(b->delete_subscription("sub_2"));
+  EXPECT_GT(a->subscriptions_version(), v1);
+  // Its pending rows went with it; the other subscription's row stays.
+  EXPECT_FALSE(a->get("alrt_p"));
+  EXPECT_EQ(ids(a->list("pending", 10, 0)), std::vector<std::string>{"alrt_q"});
+  // The deleted row's stream entry is acked when read, not sent.
+  EXPECT_EQ(ids(a->due(100, 10, {})), std::vector<std::string>{"alrt_q"});
+}
+
+TEST_F(RedisAlertStoreTest, EachRowGoesToOneReplicaAndEndsOnce) {
+  auto a = open("a"), b = open("b");
+  a->enqueue({row("alrt_1", "sub_1", 100), row("alrt_2", "sub_1", 200)});
+  a->enqueue({row("alrt_1", "sub_1", 100)});  // a replay: no second row, no second entry
+  EXPECT_EQ(a->count("pending"), 2);
+
+  auto got_a = a->due(1000, 1, {});  // takes both entries, returns one (limit)
+  auto got_b = b->due(1000, 10, {});
+  EXPECT_EQ(ids(got_a), std::vector<std::string>{"alrt_1"});
+  EXPECT_TRUE(got_b.empty()) << "rows held by replica a went to b too";
+  EXPECT_EQ(a->owned(), 2u);
+  EXPECT_EQ(ids(a->due(1000, 10, {"alrt_1"})), std::vector<std::string>{"alrt_2"});  // busy ids skipped
+
+  a->schedule_retry("alrt_2", 1, 503, "HTTP 503", 5000, 1000);
+  EXPECT_EQ(ids(a->due(1000, 10, {"alrt_1"})), std::vector<std::string>{});  // not due before 5000
+  EXPECT_EQ(a->next_due([](const std::string& id, const std::string&) { return id != "alrt_1"; }), 5000);
+  a->mark_delivered("alrt_1", 1, 200, 1100);
+  a->mark_failed("alrt_2", 2, 400, "HTTP 400", 1200);
+  EXPECT_EQ(a->owned(), 0u);
+
+  auto r1 = b->get("alrt_1");
+  ASSERT_TRUE(r1);
+  EXPECT_EQ(r1->status, "delivered");
+  EXPECT_EQ(r1->attempts, 1);
+  EXPECT_EQ(r1->last_status, 200);
+  auto r2 = b->get("alrt_2");
+  ASSERT_TRUE(r2);
+  EXPECT_EQ(r2->status, "failed");
+  EXPECT_EQ(r2->last_error, "HTTP 400");
+  EXPECT_EQ(r2->payload, "{\"id\":\"alrt_2\"}");
+  EXPECT_EQ(ids(b->list("", 10, 0)), (std::vector<std::string>{"alrt_2", "alrt_1"}));  // newest first
+  EXPECT_EQ(ids(b->list("", 1, 1)), std::vector<std::string>{"alrt_1"});
+  EXPECT_EQ(b->count(""), 2);
+  EXPECT_EQ(b->count_by_status(),
+            (std::vector<std::pair<std::string, int64_t>>{{"delivered", 1}, {"failed", 1}}));
+
+  // A delivered row cannot be retried; a failed one is sent again, once,
+  // by whichever replica reads it first.
+  EXPECT_FALSE(b->retry("alrt_1", 2000));
+  EXPECT_FALSE(b->retry("alrt_nope", 2000));
+  EXPECT_TRUE(b->retry("alrt_2", 2000));
+  EXPECT_FALSE(b->retry("alrt_2", 2000));
+  auto again = b->due(2000, 10, {});
+  ASSERT_EQ(ids(again), std::vector<std::string>{"alrt_2"});
+  EXPECT_EQ(again[0].attempts, 0);
+  EXPECT_TRUE(a->due(2000, 10, {}).empty());
+  b->mark_delivered("alrt_2", 1, 204, 2100);
+  EXPECT_EQ(b->count("pending"), 0);
+
+  // Retention: finished rows updated before the cut go, newer ones stay.
+  EXPECT_EQ(a->prune(2000), 1);  // alrt_1 (updated 1100)
+  EXPECT_FALSE(a->get("alrt_1"));
+  EXPECT_TRUE(a->get("alrt_2"));
+  EXPECT_EQ(a->count(""), 1);
+}
+
+TEST_F(RedisAlertStoreTest, RowsOfAReplicaThatStoppedAreTakenOverWithTheirAttempts) {
+  auto b = open("b", 1000);
+  {
+    auto a = open("a", 1000);
+    a->enqueue({row("alrt_1", "sub_1", 100), row("alrt_2", "sub_1", 100)});
+    ASSERT_EQ(a->due(1000, 10, {}).size(), 2u);
+    a->schedule_retry("alrt_1", 3, 0, "connection refused", 1500, 1000);
+    // While a keeps pumping, its rows stay its own, long past claim_idle_ms.
+    for (int i = 0; i < 8; ++i) {
+      std::this_thread::sleep_for(200ms);
+      a->due(now_ms(), 10, {"alrt_1", "alrt_2"});
+      EXPECT_TRUE(b->due(now_ms(), 10, {}).empty()) << "b took rows that a still holds";
+    }
+  }  // a stops (as if killed: nothing acked)
+  EXPECT_TRUE(b->due(now_ms(), 10, {}).empty()) << "taken over before claim_idle_ms";
+  std::this_thread::sleep_for(1300ms);
+  auto taken = b->due(now_ms(), 10, {});
+  ASSERT_EQ(ids(taken), (std::vector<std::string>{"alrt_2", "alrt_1"}));  // oldest due first
+  EXPECT_EQ(taken[1].attempts, 3);  // the attempts a made count toward the limit
+  EXPECT_EQ(taken[1].last_error, "connection refused");
+  EXPECT_EQ(taken[1].next_attempt_ms, 1500);
+  b->mark_delivered("alrt_1", 4, 200, now_ms());
+  b->mark_delivered("alrt_2", 1, 200, now_ms());
+  auto c = open("c", 1000);
+  std::this_thread::sleep_for(1300ms);
+  EXPECT_TRUE(c->due(now_ms(), 10, {}).empty()) << "a delivered row was handed out again";
+  EXPECT_EQ(c->count("delivered"), 2);
+}
+
+// One alert per rule firing: the first replica to claim a key wins it for
+// ttl_ms; asking again (a retry whose first reply was lost) still says won.
+TEST_F(RedisAlertStoreTest, AClaimHasOneOwnerUntilItExpires) {
+  auto a = open("a"), b = open("b");
+  EXPECT_TRUE(a->claim("rule1:00000000000000ff:firing", 300));
+  EXPECT_FALSE(b->claim("rule1:00000000000000ff:firing", 300));
+  EXPECT_TRUE(a->claim("rule1:00000000000000ff:firing", 300));
+  EXPECT_TRUE(b->claim("rule1:00000000000000ff:resolved", 300));  // another key
+  std::this_thread::sleep_for(400ms);
+  EXPECT_TRUE(b->claim("rule1:00000000000000ff:firing", 300));  // expired: the next incident
+}
+
+}  // namespace
+}  // namespace logsift
