@@ -282,6 +282,57 @@ def load_synthetic(n: int, seed: int, stats: Optional[Dict[str, int]] = None) ->
     return out
 
 
+HARVEST_DIR = os.path.join(REPO, "models", "training", "harvest")
+
+
+def harvest_available() -> bool:
+    return os.path.exists(os.path.join(HARVEST_DIR, "templates.jsonl"))
+
+
+def load_harvest(n: int, seed: int, stats: Optional[Dict[str, int]] = None,
+                 plain_frac: float = 0.0, const_types: Sequence[str] = ()) -> List[Line]:
+    """n rendered lines of the harvested templates (``harvest/render.generate``,
+    real message templates of real software in modern line formats) labelled
+    by their spans exactly like the synthetic lines; [] if absent.
+
+    ``plain_frac``: that share of the lines is the bare message (render style
+    ``plain``: message + kv pairs, no header / JSON / logfmt wrapping), which is
+    what the denoise stage sees of a line once the header or the structured
+    envelope is taken off; the rest come from ``render.generate``.
+
+    ``const_types``: slot types whose spans are labelled constant (left out of
+    the mask), where the other training sources teach the opposite convention
+    (``http_method``: synthlog's access lines keep the method in the template,
+    render.py's make it a span; two conventions for one token make the model
+    mask it in some lines and not in others, which splits events)."""
+    if n <= 0 or not harvest_available():
+        return []
+    sys.path.insert(0, HARVEST_DIR)
+    import random
+    import render  # type: ignore  # harvest/render.py, imported, never edited
+
+    if stats is None:
+        stats = _new_stats()
+    n_plain = int(round(n * plain_frac))
+    gen = list(render.generate(n - n_plain, seed=seed))
+    if n_plain:
+        tpls = render.load_templates()
+        rng = random.Random(seed + 7919)
+        for _ in range(n_plain):
+            t = tpls[int(rng.random() * len(tpls))]
+            line, spans = render.render(t, rng, "plain")
+            gen.append((line, spans, t.id))
+    out = []
+    for line, spans, tid in gen:
+        if const_types:
+            spans = [sp for sp in spans if sp[2] not in const_types]
+        b, mask = char_spans_to_byte_mask(line, spans)
+        stats["lines"] += 1
+        stats["align_spans"] += 1
+        out.append(label_line("harvest", b, mask, "hv:" + str(tid), stats))
+    return out
+
+
 def load_all(names: Sequence[str] = LOGHUB_SETS, root: str = DEFAULT_LOGHUB) -> Dict[str, List[Line]]:
     return {n: load_loghub(n, root) for n in names}
 
@@ -294,6 +345,7 @@ def main(argv=None) -> int:
     ap.add_argument("--show-fail", type=int, default=0, help="print up to N failed lines per set")
     ap.add_argument("--show-dp", type=int, default=0, help="print up to N dp-aligned lines per set")
     ap.add_argument("--synthetic", type=int, default=0, help="also label N synthetic lines")
+    ap.add_argument("--harvest", type=int, default=0, help="also label N rendered harvest lines")
     args = ap.parse_args(argv)
     cols = ["lines", "align_exact", "align_ws", "align_dp", "align_fail", "word_tokens",
             "var_tokens", "partial_tokens", "premask_spans", "premask_on_constant"]
@@ -321,6 +373,10 @@ def main(argv=None) -> int:
         st = _new_stats()
         load_synthetic(args.synthetic, 0, st)
         print("synthetic".ljust(10) + "".join(str(st[c]).rjust(12) for c in cols))
+    if args.harvest:
+        st = _new_stats()
+        load_harvest(args.harvest, 0, st)
+        print("harvest".ljust(10) + "".join(str(st[c]).rjust(12) for c in cols))
     print("total".ljust(10) + "".join(str(tot[c]).rjust(12) for c in cols))
     return 0
 

@@ -167,6 +167,45 @@ class ModelTest(unittest.TestCase):
             self.assertTrue(bool(((p >= 0) & (p <= 1)).all()))
 
 
+class HarvestLinesTest(unittest.TestCase):
+    """Rendered harvest lines (harvest/render.py) labelled by their spans."""
+
+    @unittest.skipUnless(lb.harvest_available(), "harvest/templates.jsonl missing")
+    def test_labels_follow_spans(self):
+        ls = lb.load_harvest(60, 5)
+        self.assertEqual(len(ls), 60)
+        self.assertEqual(ls[0].source, "harvest")
+        self.assertTrue(all(ln.group.startswith("hv:") for ln in ls))
+        n_var = 0
+        for ln in ls:
+            self.assertEqual(len(ln.labels), len(ln.toks))
+            for (s, e, k), lab in zip(ln.toks, ln.labels):
+                if k != "word":
+                    self.assertEqual(lab, -1)
+                    continue
+                self.assertEqual(lab, lb.token_label(ln.varmask, ln.text, s, e)[0])
+                n_var += lab
+        self.assertGreater(n_var, 0)
+        # deterministic in (n, seed)
+        self.assertEqual([ln.text for ln in lb.load_harvest(60, 5)], [ln.text for ln in ls])
+
+    @unittest.skipUnless(lb.harvest_available(), "harvest/templates.jsonl missing")
+    def test_train_smoke_with_harvest(self):
+        import torch
+
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "tiny.pt")
+            r = subprocess.run([sys.executable, os.path.join(HERE, "train.py"), "--tiny", "--no-bench",
+                                "--harvest-lines", "200", "--version", "denoiser-test",
+                                "--out", out], capture_output=True, text=True, timeout=600)
+            self.assertEqual(r.returncode, 0, r.stderr[-2000:])
+            self.assertIn("harvest=200", r.stdout)
+            m = torch.jit.load(out)
+            self.assertEqual(m.version, "denoiser-test")
+            p = m(torch.zeros(2, 3, md.MAX_LEN, dtype=torch.long))
+            self.assertEqual(tuple(p.shape), (2,))
+
+
 class StageMetricTest(unittest.TestCase):
     """evaluate_set's counts on two hand-labelled lines, with constant-output models."""
 

@@ -16,7 +16,11 @@ the model) records which one was used.
 
 Data: all nine loghub-2k sets (or all but ``--holdout NAME``), plus
 ``--synthetic N`` lines from models/training/synthlog.py when that file
-exists, plus ``--augment N`` template re-fills (augment.py).  Word tokens are
+exists, plus ``--augment N`` template re-fills (augment.py), plus
+``--harvest-lines N`` rendered lines of the harvested real message templates
+(models/training/harvest/render.py, seed ``--harvest-seed``; sampled with
+``--harvest-frac`` of the weight).  ``--harvest-lines 0`` (the default) is
+the denoiser-v2 recipe, unchanged.  Word tokens are
 deduplicated on (input rows, label) so that the frequent templates do not
 dominate; training samples the unique examples uniformly.
 """
@@ -223,28 +227,53 @@ def load_sources(args, holdout: Optional[str] = None, sets: Sequence[str] = lb.L
     if args.augment > 0:
         import augment as aug
         src["augment"] = aug.refill_lines({k: v for k, v in src.items() if k in sets}, args.augment, args.seed)
+    if getattr(args, "harvest_lines", 0) > 0:
+        hv = lb.load_harvest(args.harvest_lines, args.harvest_seed, plain_frac=args.harvest_plain,
+                             const_types=[t for t in args.harvest_const_types.split(",") if t])
+        if not hv:
+            print("note: models/training/harvest/templates.jsonl not found, no harvest data", file=sys.stderr)
+        src["harvest"] = hv
     return src
+
+
+SRC_SYNTHETIC, SRC_REAL, SRC_HARVEST = 0, 1, 2
 
 
 def train_arrays(args, X: np.ndarray, y: np.ndarray, log=print, is_real: Optional[np.ndarray] = None
                  ) -> Tuple[md.Denoiser, Dict]:
     """Train a fresh model on encoded examples (deduplicated here).
 
-    ``is_real`` marks loghub examples; with ``--real-frac f`` a fraction f of
-    the sampling weight goes to unique loghub examples, the rest to the
-    synthetic / augmented ones (default: uniform over all unique examples)."""
+    ``is_real`` marks loghub examples (bool), or gives each example's source
+    (``SRC_SYNTHETIC`` / ``SRC_REAL`` / ``SRC_HARVEST``); with ``--real-frac f``
+    a fraction f of the sampling weight goes to unique loghub examples,
+    ``--harvest-frac h`` to the harvested ones, the rest to the synthetic /
+    augmented ones (default: uniform over all unique examples)."""
     set_seeds(args.seed)
     torch.set_num_threads(args.threads)
     if is_real is not None and args.real_frac > 0:
-        # the source bit goes into the dedupe key, then comes back out
+        # the source id goes into the dedupe key, then comes back out
         X2 = np.concatenate([X.reshape(len(X), -1), is_real[:, None].astype(np.int16)], 1)
         Xu2, yu, cnt = _dedupe_flat(X2, y)
-        real_u = Xu2[:, -1] == 1
+        src_u = Xu2[:, -1]
+        real_u = src_u == SRC_REAL
+        harv_u = src_u == SRC_HARVEST
+        syn_u = src_u == SRC_SYNTHETIC
         Xu = Xu2[:, :-1].reshape(-1, 3, md.MAX_LEN).copy()
         w = cnt.astype(np.float64) ** args.count_power
-        if real_u.any() and (~real_u).any():
-            w[real_u] *= args.real_frac / w[real_u].sum()
-            w[~real_u] *= (1 - args.real_frac) / w[~real_u].sum()
+        if not harv_u.any():  # the denoiser-v2 recipe, bit for bit
+            if real_u.any() and (~real_u).any():
+                w[real_u] *= args.real_frac / w[real_u].sum()
+                w[~real_u] *= (1 - args.real_frac) / w[~real_u].sum()
+        else:
+            hf = getattr(args, "harvest_frac", 0.25)
+            fr = {"real": (real_u, args.real_frac), "harvest": (harv_u, hf),
+                  "synthetic": (syn_u, max(0.0, 1 - args.real_frac - hf))}
+            present = {k: v for k, v in fr.items() if v[0].any()}
+            tot = sum(f for _, f in present.values())
+            for msk, f in present.values():
+                w[msk] *= (f / tot) / w[msk].sum()
+            log("sampling weight: " + ", ".join(f"{k} {f / tot:.2f} ({int(m.sum())} unique)"
+                                                for k, (m, f) in present.items()))
     else:
         Xu, yu, cnt = dedupe(X, y)
         w = cnt.astype(np.float64) ** args.count_power
@@ -298,7 +327,12 @@ def train(args) -> Tuple[md.Denoiser, Dict]:
     enc = [encode_lines(v, args.context) for v in src.values()]
     X = np.concatenate([e[0] for e in enc])
     y = np.concatenate([e[1] for e in enc])
-    is_real = np.concatenate([np.full(len(e[1]), k in lb.LOGHUB_SETS) for k, e in zip(src, enc)])
+    if "harvest" in src and src["harvest"]:
+        src_id = {k: SRC_REAL if k in lb.LOGHUB_SETS else SRC_HARVEST if k == "harvest" else SRC_SYNTHETIC
+                  for k in src}
+        is_real = np.concatenate([np.full(len(e[1]), src_id[k], dtype=np.int16) for k, e in zip(src, enc)])
+    else:  # the denoiser-v2 recipe, unchanged
+        is_real = np.concatenate([np.full(len(e[1]), k in lb.LOGHUB_SETS) for k, e in zip(src, enc)])
     t_data = time.time() - t0
     print("sources: " + ", ".join(f"{k}={len(v)}" for k, v in src.items()) + f" lines ({t_data:.1f}s)",
           flush=True)
@@ -333,6 +367,16 @@ def add_args(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--holdout", default=None, help="loghub set to leave out")
     ap.add_argument("--synthetic", type=int, default=20000, help="synthetic lines (if synthlog.py exists)")
     ap.add_argument("--augment", type=int, default=0, help="template re-fill lines (augment.py)")
+    ap.add_argument("--harvest-lines", type=int, default=0,
+                    help="rendered lines of the harvested templates (harvest/render.py); 0 = the v2 recipe")
+    ap.add_argument("--harvest-seed", type=int, default=4321, help="render.generate seed for --harvest-lines")
+    ap.add_argument("--harvest-frac", type=float, default=0.25,
+                    help="share of the sampling weight for harvest examples (with --harvest-lines)")
+    ap.add_argument("--harvest-plain", type=float, default=0.0,
+                    help="share of the harvest lines rendered as the bare message (no header / envelope)")
+    ap.add_argument("--harvest-const-types", default="",
+                    help="comma-separated harvest slot types labelled constant (e.g. http_method: synthlog's convention)")
+    ap.add_argument("--version", default="", help="module `version` attribute (default: model.py's)")
     ap.add_argument("--context", default=md.CONTEXT, choices=["span", "word"])
     ap.add_argument("--seed", type=int, default=1234)
     ap.add_argument("--threads", type=int, default=1)
@@ -378,6 +422,7 @@ def main(argv=None) -> int:
         args.max_steps = 20
         args.synthetic = min(args.synthetic, 200)
         args.augment = min(args.augment, 200)
+        args.harvest_lines = min(args.harvest_lines, 200)
         args.log_every = 5
     model, info = train(args)
 
@@ -395,6 +440,8 @@ def main(argv=None) -> int:
     report["eval"] = evals
 
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
+    if args.version:
+        model.version = args.version
     md.export(model, args.out)
     loaded = torch.jit.load(args.out)
     print(f"exported {args.out}: version={loaded.version} context={loaded.context} "

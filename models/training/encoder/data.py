@@ -161,6 +161,55 @@ def synth_classes(binary: Optional[str] = None, renders: int = 3, seed: int = 11
     return out
 
 
+HARVEST_DIR = os.path.join(REPO, "models", "training", "harvest")
+
+
+def harvest_reference(t) -> str:
+    """The template text of a harvested template: its literals with every slot
+    as ``<*>`` (``const_ident`` slots keep their fixed identifier), the kv
+    pairs as `` key=<*>``."""
+    parts = []
+    for i, (name, _arg) in enumerate(t.slots):
+        parts.append(t.literals[i])
+        parts.append(t.const if name == "const_ident" else "<*>")
+    parts.append(t.literals[-1])
+    txt = "".join(parts) + "".join(" %s=<*>" % k for k, _ in t.kv)
+    return " ".join(txt.split())
+
+
+def harvest_classes(binary: Optional[str] = None, n: int = 0, renders: int = 2, seed: int = 17) -> List[Klass]:
+    """One class per harvested real message template (harvest/templates.jsonl;
+    ``n`` > 0: a seeded sample of n of them): the reference template plus the
+    templates the serving pipeline makes of ``renders`` rendered lines (the
+    first as the bare message with its kv pairs, the others in a line format
+    that suits the template: syslog, JSON, logfmt, klog, ...).  Templates of
+    one package family are batched together as hard negatives."""
+    sys.path.insert(0, HARVEST_DIR)
+    import build as hbuild  # type: ignore  # harvest/build.py: family()
+    import render  # type: ignore
+
+    tpls = render.load_templates()
+    rng = random.Random(seed)
+    if n and n < len(tpls):
+        tpls = sorted(rng.sample(tpls, n), key=lambda t: t.id)
+    lines, owners = [], []
+    for t in tpls:
+        for r in range(renders):
+            line, _ = render.render(t, rng, "plain" if r == 0 else None)
+            lines.append(line)
+            owners.append(t.id)
+    got = pipeline_templates(lines, binary) if lines else []
+    by_id: Dict[int, List[str]] = {t.id: [harvest_reference(t)] for t in tpls}
+    for tid, tp in zip(owners, got):
+        if tp and tp not in by_id[tid]:
+            by_id[tid].append(tp)
+    out = []
+    for t in tpls:
+        fam = hbuild.family(t.source.partition(":")[0])
+        out.append(Klass("harvest/%d" % t.id, "harvest/" + fam, by_id[t.id]))
+    return out
+
+
 def word_pool(classes: Sequence[Klass]) -> List[str]:
     seen: Dict[str, None] = {}
     for k in classes:

@@ -119,7 +119,17 @@ def main() -> None:
     ap.add_argument("--dim", type=int, default=64, help="token embedding width")
     ap.add_argument("--tiny", action="store_true", help="smoke test: small sample, few steps")
     ap.add_argument("--pairs", default=os.path.join(data.REPO, "tests", "pairs", "pairs.tsv"))
+    ap.add_argument("--harvest-classes", type=int, default=0,
+                    help="harvested templates (harvest/templates.jsonl) as extra classes: -1 all, N a sample, "
+                         "0 none (the log-encoder-v1 recipe)")
+    ap.add_argument("--harvest-per-batch", type=int, default=64, help="harvest classes per batch")
+    ap.add_argument("--vocab-words", type=int, default=12000, help="build_vocab max_words")
+    ap.add_argument("--version", default=VERSION, help="the module's version attribute")
+    ap.add_argument("--denoiser-model", default="",
+                    help="denoiser for the pipeline templates (logsift's denoiser_model; default: the builtin)")
     args = ap.parse_args()
+    if args.denoiser_model:
+        os.environ["LOGSIFT_DENOISER_MODEL"] = os.path.abspath(args.denoiser_model)
     if args.tiny:
         args.steps = min(args.steps, 20)
     torch.manual_seed(args.seed)
@@ -132,12 +142,15 @@ def main() -> None:
     lh_sets = data.loghub_sets(sets=sets, binary=binary, max_per_set=300 if args.tiny else 0)
     lh = data.loghub_classes(lh_sets)
     sy = data.synth_classes(binary=binary, limit=60 if args.tiny else 0)
-    pool = data.word_pool(lh + sy)
-    corpus = [t for k in lh + sy for t in k.texts] + data.AUGMENT_CAUSES + data.QUALIFIERS + pool
+    hv: List[data.Klass] = []
+    if args.harvest_classes:
+        hv = data.harvest_classes(binary=binary, n=200 if args.tiny else max(0, args.harvest_classes))
+    pool = data.word_pool(lh + sy + hv)
+    corpus = [t for k in lh + sy + hv for t in k.texts] + data.AUGMENT_CAUSES + data.QUALIFIERS + pool
     corpus += [p + "X" for p in data.PACKAGES]
-    vocab = build_vocab(corpus)
+    vocab = build_vocab(corpus, max_words=args.vocab_words)
     wp = WordPiece(vocab, wildcard_token="[VAR]", max_len=128)
-    model = LogEncoder(vocab, d=args.dim, bits=args.bits, version=VERSION)
+    model = LogEncoder(vocab, d=args.dim, bits=args.bits, version=args.version)
     enc = Encoder(model, wp)
     drop = model.drop
 
@@ -146,7 +159,7 @@ def main() -> None:
 
     # One class per distinct model input; later duplicates are dropped.
     classes, seen = [], set()
-    for k in lh + sy:
+    for k in lh + sy + hv:
         kk = key_of(k.texts[0])
         if kk in seen:
             continue
@@ -157,9 +170,10 @@ def main() -> None:
         groups.setdefault(k.group, []).append(k)
     lh_groups = sorted(g for g in groups if g.startswith("loghub/"))
     sy_groups = sorted(g for g in groups if g.startswith("synth/"))
-    print("classes: %d (loghub %d, synth %d), vocab %d, params %d" % (
+    hv_groups = sorted(g for g in groups if g.startswith("harvest/"))
+    print("classes: %d (loghub %d, synth %d, harvest %d), vocab %d, params %d" % (
         len(classes), sum(len(groups[g]) for g in lh_groups), sum(len(groups[g]) for g in sy_groups),
-        len(vocab), sum(p.numel() for p in model.parameters())), flush=True)
+        sum(len(groups[g]) for g in hv_groups), len(vocab), sum(p.numel() for p in model.parameters())), flush=True)
 
     # Held-in evaluation data: every loghub line's pipeline template.
     eval_sets = {name: ([r["EventId"] for r in rows], tpls) for name, (rows, tpls) in lh_sets.items()}
@@ -182,6 +196,15 @@ def main() -> None:
             for k in groups[g][: n_sy - picked]:
                 batch.append(k)
                 picked += 1
+        if hv_groups:
+            n_hv = 16 if args.tiny else args.harvest_per_batch
+            picked = 0
+            while picked < n_hv:
+                g = rng.choice(hv_groups)
+                members = groups[g]
+                for k in rng.sample(members, min(len(members), n_hv - picked, 16)):
+                    batch.append(k)
+                    picked += 1
         for _ in range(n_gen):
             a, b = data.generated_pair(rng, pool, gen_idx)
             gen_idx += 1
@@ -242,7 +265,9 @@ def main() -> None:
     os.makedirs(os.path.dirname(os.path.abspath(args.out)) or ".", exist_ok=True)
     torch.jit.save(scripted, args.out, _extra_files={"vocab.txt": "\n".join(vocab) + "\n"})
     report = {
-        "version": VERSION, "command": "/usr/bin/python3 models/training/encoder/train.py" + (" --tiny" if args.tiny else ""),
+        "version": args.version, "command": "/usr/bin/python3 models/training/encoder/train.py " + " ".join(sys.argv[1:]),
+        "harvest_classes": args.harvest_classes, "harvest_per_batch": args.harvest_per_batch,
+        "vocab_words": args.vocab_words,
         "seed": args.seed, "steps": args.steps, "bits": args.bits, "dim": args.dim, "threads": args.threads, "vocab": len(vocab),
         "params": sum(p.numel() for p in model.parameters()), "classes": len(classes),
         "train_seconds": round(time.time() - t0, 1), "loghub_ga": ga,
