@@ -17,6 +17,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import common  # noqa: E402
 import printfmt  # noqa: E402
+import devset  # noqa: E402
 import render  # noqa: E402
 import slots  # noqa: E402
 
@@ -243,3 +244,40 @@ class SlotTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class DevsetTest(unittest.TestCase):
+    """devset.py: the loghub-layout dev set that `logsift eval` reads."""
+
+    def build(self, d):
+        return devset.build(d, seed=5, n_templates=4, renders=3)
+
+    def test_layout_labels_and_determinism(self):
+        import csv
+        import filecmp
+        import tempfile
+        with tempfile.TemporaryDirectory() as a, tempfile.TemporaryDirectory() as b:
+            idx = self.build(a)
+            self.build(b)
+            self.assertEqual(sorted(idx), sorted("H-" + s for s in devset.STYLES + ("access",)))
+            with open(os.path.join(a, "datasets.json")) as f:
+                on_disk = json.load(f)
+            self.assertEqual(on_disk, idx)
+            for name, spec in idx.items():
+                path = os.path.join(a, spec["truth"])
+                self.assertTrue(filecmp.cmp(path, os.path.join(b, spec["truth"]), shallow=False), name)
+                with open(path, newline="", encoding="utf-8") as f:
+                    rows = list(csv.DictReader(f))
+                want = len(render.ACCESS_FORMATS) * 30 if name == "H-access" else 4 * 3
+                self.assertEqual(len(rows), want, name)
+                events = {}
+                for r in rows:
+                    self.assertTrue(r["Content"], name)
+                    # one template per event; in the bare-message set every
+                    # line fits it (the other formats vary their header
+                    # layout from line to line: the template is the first's)
+                    events.setdefault(r["EventId"], set()).add(r["EventTemplate"])
+                    if name == "H-plain":
+                        parts = [re.escape(p) for p in r["EventTemplate"].split("<*>")]
+                        self.assertRegex(r["Content"], "^" + "(?s:.*?)".join(parts) + "$")
+                self.assertTrue(all(len(t) == 1 for t in events.values()), name)
