@@ -118,7 +118,7 @@ const std::vector<KeyDesc>& key_table() {
       LS_INT(max_labels), LS_INT(shutdown_grace_ms), LS_INT(memory_trim_interval_ms), LS_INT(mailbox_capacity), LS_INT(max_inflight_lines),
       LS_INT(analysis_threads), LS_INT(inline_max_lines), LS_INT(batch_max_lines),
       LS_INT(batch_max_delay_us), LS_INT(torch_threads), LS_INT(embedding_dim),
-      LS_STR(encoder_model), LS_STR(encoder_vocab), LS_INT(encoder_max_len), LS_BOOL(encoder_canonicalize),
+      LS_STR(encoder_model), LS_STR(encoder_vocab), LS_INT(encoder_max_len), LS_BOOL(encoder_canonicalize), LS_BOOL(slot_rules),
       LS_STR(denoiser_model), LS_DOUBLE(denoiser_threshold), LS_DOUBLE(denoiser_probe_margin),
       LS_INT(denoiser_cache_entries), LS_INT(denoiser_cache_bytes), LS_INT(denoiser_max_forward_tokens),
       LS_INT(line_cache_entries), LS_INT(line_cache_bytes), LS_INT(template_cache_entries),
@@ -404,9 +404,10 @@ std::vector<std::string> Config::keys() {
 }
 
 std::map<std::string, std::string> Config::key_docs() {
-  // `"key": value, // doc` lines of the defaults file.
+  // `"key": value, // doc` lines of the defaults file. A string value is
+  // skipped whole, so a "//" inside it ("redis://...") is not the comment.
   std::map<std::string, std::string> docs;
-  static const RE2 line_re(R"re(^\s*"([a-z_0-9]+)":.*?//\s*(.*)$)re");
+  static const RE2 line_re(R"re(^\s*"([a-z_0-9]+)":\s*(?:"(?:[^"\\]|\\.)*"|[^"/]*?)\s*,?\s*//\s*(.*)$)re");
   std::istringstream in(logsift_default_config_text());
   std::string line, key, doc;
   while (std::getline(in, line))

@@ -19,6 +19,7 @@
 #include "pipeline/stages/denoise_stage.h"
 #include "pipeline/stages/denoiser.h"
 #include "pipeline/stages/embed_stage.h"
+#include "pipeline/stages/slots.h"
 #include "pipeline/stages/state_stage.h"
 #include "pipeline/store/catalog.h"
 #include "pipeline/store/sqlite.h"
@@ -265,6 +266,7 @@ nlohmann::json Pipeline::info() const {
           {"denoiser", denoiser},
           {"lsh", {{"method", "random-hyperplane"}, {"bits", s.embed->lsh().bits()}, {"seed", s.embed->lsh().seed()}}},
           {"premask_patterns", s.config.premask.size()},
+          {"slot_rules", s.config.slot_rules ? nlohmann::json(std::string(kSlotRulesVersion)) : nlohmann::json(nullptr)},
           {"premask_engine", s.analyzer->premasker().all_builtin() ? "builtin finders (RE2-exact)" : "re2"},
           {"torch", {{"version", rt.torch_version}}},
           {"batching",

@@ -6,6 +6,7 @@
 #include "pipeline/core/metrics.h"
 #include "pipeline/stages/denoiser.h"
 #include "pipeline/stages/encoder_text.h"
+#include "pipeline/stages/slots.h"
 
 namespace logsift {
 namespace {
@@ -25,6 +26,8 @@ Analyzer::Analyzer(const Config& c, Denoiser* denoiser)
     : premasker_(c.premask),
       denoiser_(denoiser),
       canonicalize_(c.encoder_canonicalize),
+      slot_rules_(c.slot_rules),
+      kept_keys_(slot_rule_kept_keys(c.message_key_list())),
       wordless_seed_(c.lsh_seed ^ kWordlessSalt),
       line_cache_(static_cast<size_t>(c.line_cache_entries), static_cast<size_t>(c.line_cache_bytes)),
       template_cache_(static_cast<size_t>(c.template_cache_entries), static_cast<size_t>(c.template_cache_bytes)) {}
@@ -94,7 +97,8 @@ void Analyzer::templates(Batch& b) {
 
 void Analyzer::finish_template(Record& r, Batch& b) {
   thread_local std::string text;
-  std::span<const Token> toks(b.tokens.data() + r.tok_begin, r.tok_end - r.tok_begin);
+  std::span<Token> toks(b.tokens.data() + r.tok_begin, r.tok_end - r.tok_begin);
+  if (slot_rules_) apply_slot_rules(r.text, toks, kept_keys_);
   render_template_into(r.text, toks, &text);
   const uint64_t tid = lsh::stable_hash64(text);
   const bool cacheable = line_cacheable(r.text);

@@ -68,6 +68,8 @@ class Analyzer {
   Premasker premasker_;
   Denoiser* denoiser_;
   bool canonicalize_;
+  bool slot_rules_;
+  std::vector<std::string> kept_keys_;  // their values are not slots (slots.h)
   uint64_t wordless_seed_;
   ConcurrentCache<Key128, TemplateRef, Key128Hash> line_cache_;
   ConcurrentCache<uint64_t, TemplateRef, std::hash<uint64_t>> template_cache_;

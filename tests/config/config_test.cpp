@@ -29,6 +29,9 @@ TEST(Config, EmbeddedDefaultsAreValidAndDocumented) {
     if (k == "premask") continue;  // documented by the block comment above it
     EXPECT_FALSE(docs[k].empty()) << "undocumented key " << k;
   }
+  // A "//" inside a string value is not where the comment starts.
+  EXPECT_EQ(docs["redis_url"].rfind("store \"redis\": redis://", 0), 0u) << docs["redis_url"];
+  EXPECT_EQ(docs["slot_rules"].find("after the denoiser"), 0u) << docs["slot_rules"];
 }
 
 TEST(Config, FlagsAndEnvOverride) {

@@ -134,6 +134,7 @@ TEST(BuiltinEncoderServe, InfoReportsContractAndFoundingPairSharesAnId) {
   EXPECT_EQ(j["lsh"]["bits"], 64) << j;
   EXPECT_EQ(j["lsh"]["seed"], 1337) << j;
   EXPECT_TRUE(j["denoiser"]["version"].is_string()) << j;
+  EXPECT_EQ(j["slot_rules"], "slots-v1") << j;
 
   HttpResponse a = post_infer(server.http_port(),
                               "com.amazonaws.SdkClientException: Unable to execute HTTP request: "
@@ -148,6 +149,49 @@ TEST(BuiltinEncoderServe, InfoReportsContractAndFoundingPairSharesAnId) {
   EXPECT_NE(c.json_body()["cluster_id"], d.json_body()["cluster_id"]);
   ProcessExit e = server.stop();
   EXPECT_TRUE(e.clean()) << e.describe() << "\n" << server.log_text();
+}
+
+// Slot rules over HTTP: one access-log statement and one quoted-value event
+// each get one id; with slot_rules off (the ids of earlier releases) /info
+// says so and the same lines split.
+TEST(BuiltinEncoderServe, SlotRulesJoinValuesThatLookLikeWords) {
+  const std::vector<std::string> access = {
+      R"x(10.1.2.3 - - [25/Nov/2026:10:00:01 +0000] "GET /index.html HTTP/1.1" 200 612 "-" "curl/8.4.0")x",
+      R"x(10.1.2.4 - alice [25/Nov/2026:10:00:02 +0000] "POST /api/login HTTP/2.0" 401 - "https://example.org/" "Mozilla/5.0 (X11; Linux x86_64)")x",
+  };
+  const std::vector<std::string> quoted = {
+      "pam_limits(cron:session): Could not set limit for 'nofile' to soft=1024, hard=4096: Operation not permitted",
+      "pam_limits(cron:session): Could not set limit for 'memlock' to soft=65536, hard=65536: Operation not permitted",
+  };
+  for (bool on : {true, false}) {
+    TempDir data("logsift-slots-");
+    ServerOptions opts;
+    opts.data_dir = data.path();
+    if (!on) opts.args = {"--slot-rules", "false"};
+    ServerProcess server(opts);
+    ASSERT_TRUE(server.start_ready()) << server.log_text();
+    json info = http_get(server.http_port(), "/info").json_body();
+    if (on)
+      EXPECT_EQ(info["slot_rules"], "slots-v1") << info;
+    else
+      EXPECT_TRUE(info["slot_rules"].is_null()) << info;
+    for (const auto* group : {&access, &quoted}) {
+      std::vector<json> out;
+      for (const auto& line : *group) {
+        HttpResponse r = post_infer(server.http_port(), line);
+        ASSERT_EQ(r.status, 200) << r.describe();
+        out.push_back(r.json_body());
+      }
+      if (on) {
+        EXPECT_EQ(out[0]["cluster_id"], out[1]["cluster_id"]) << out[0] << "\n" << out[1];
+        EXPECT_EQ(out[0]["template"], out[1]["template"]);
+      } else {
+        EXPECT_NE(out[0]["cluster_id"], out[1]["cluster_id"]) << out[0] << "\n" << out[1];
+      }
+    }
+    ProcessExit e = server.stop();
+    EXPECT_TRUE(e.clean()) << e.describe() << "\n" << server.log_text();
+  }
 }
 
 }  // namespace

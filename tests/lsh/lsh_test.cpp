@@ -89,7 +89,7 @@ const std::vector<std::string> kGoldenIds = {
     "d1d7881c622f5273",
     "dc51d19c81fb0f62",
     "1b208528b8157b3f",
-    "a4f7c05cc93fda13",
+    "2c87c859411d5a16",  // slots-v1: kv masks level=, msg= and caller= stay (was a4f7c05cc93fda13)
     "191120fbdda70bd4",
 };
 

@@ -1,0 +1,211 @@
+#include "pipeline/stages/slots.h"
+
+#include <vector>
+
+#include "pipeline/core/structured.h"
+
+namespace logsift {
+namespace {
+
+// The byte of a delimiter token (delimiters are single bytes).
+char delim_char(std::string_view line, const Token& t) { return line[t.begin]; }
+
+bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
+
+bool is_blank_tok(std::string_view line, const Token& t) {
+  return t.kind == TokenKind::kDelim && is_blank(delim_char(line, t));
+}
+
+bool is_delim(std::string_view line, const Token& t, char c) {
+  return t.kind == TokenKind::kDelim && delim_char(line, t) == c;
+}
+
+// A word or a pre-masked span (whose bytes the rules never read).
+bool is_solid(const Token& t) { return t.kind != TokenKind::kDelim; }
+
+void mark(std::span<Token> toks, size_t b, size_t e) {
+  for (size_t i = b; i < e; ++i) toks[i].mark = kMarkVar;
+}
+
+// --- access --------------------------------------------------------------
+
+struct Field {
+  enum Kind { kBare, kBracket, kQuoted } kind;
+  size_t inner_begin, inner_end;  // the tokens inside the brackets / quotes, or the bare run
+};
+
+// Calls on_field(field) for each blank-separated field in order; false if
+// the line does not have that shape (a bracket or quote never closed, text
+// glued to a closing bracket or quote). No allocation: this runs on every
+// new line, on the threads that run the model stages too.
+template <class OnField>
+bool scan_fields(std::string_view line, std::span<const Token> toks, OnField&& on_field) {
+  size_t i = 0;
+  const size_t n = toks.size();
+  while (i < n) {
+    if (is_blank_tok(line, toks[i])) {
+      ++i;
+      continue;
+    }
+    const char open = toks[i].kind == TokenKind::kDelim ? delim_char(line, toks[i]) : 0;
+    if (open == '[' || open == '"') {
+      const char close = open == '[' ? ']' : '"';
+      size_t j = i + 1;
+      while (j < n && !is_delim(line, toks[j], close)) ++j;
+      if (j == n) return false;
+      on_field(Field{open == '[' ? Field::kBracket : Field::kQuoted, i + 1, j});
+      i = j + 1;
+      if (i < n && !is_blank_tok(line, toks[i])) return false;
+      continue;
+    }
+    size_t j = i;
+    while (j < n && !is_blank_tok(line, toks[j])) ++j;
+    on_field(Field{Field::kBare, i, j});
+    i = j;
+  }
+  return true;
+}
+
+// A status or byte count: one pre-masked span (a number) or "-".
+bool is_count_field(std::string_view line, std::span<const Token> toks, const Field& f) {
+  if (f.kind != Field::kBare || f.inner_end != f.inner_begin + 1) return false;
+  const Token& t = toks[f.inner_begin];
+  if (t.kind == TokenKind::kVar) return true;
+  return t.kind == TokenKind::kWord && line.substr(t.begin, t.end - t.begin) == "-";
+}
+
+bool has_span(std::span<const Token> toks, const Field& f) {
+  for (size_t i = f.inner_begin; i < f.inner_end; ++i)
+    if (toks[i].kind == TokenKind::kVar) return true;
+  return false;
+}
+
+bool is_kept_key(std::string_view key, const std::vector<std::string>& keys) {
+  for (const auto& k : keys)
+    if (iequals(key, k)) return true;
+  return false;
+}
+
+// The key of a value starting at token v: `key=v`, `key: v`, `"key": v`
+// (blanks after the ':' allowed); "" if none.
+std::string_view key_of(std::string_view line, std::span<const Token> toks, size_t v) {
+  size_t i = v;
+  while (i > 0 && is_blank_tok(line, toks[i - 1])) --i;
+  if (i == 0 || toks[i - 1].kind != TokenKind::kDelim) return {};
+  const char sep = delim_char(line, toks[i - 1]);
+  if (sep == '=' && i != v) return {};  // key=value has no blanks
+  if (sep != '=' && sep != ':') return {};
+  --i;
+  if (i > 0 && toks[i - 1].kind == TokenKind::kWord) return line.substr(toks[i - 1].begin, toks[i - 1].end - toks[i - 1].begin);
+  if (i > 2 && is_delim(line, toks[i - 1], '"') && toks[i - 2].kind == TokenKind::kWord && is_delim(line, toks[i - 3], '"'))
+    return line.substr(toks[i - 2].begin, toks[i - 2].end - toks[i - 2].begin);
+  return {};
+}
+
+}  // namespace
+
+std::vector<std::string> slot_rule_kept_keys(const std::vector<std::string>& message_keys) {
+  std::vector<std::string> keys = message_keys;
+  keys.emplace_back("caller");
+  return keys;
+}
+
+bool mark_access_line(std::string_view line, std::span<Token> toks) {
+  // The first nine fields decide; the rest only need the shape.
+  Field fields[9];
+  size_t count = 0;
+  if (!scan_fields(line, toks, [&](const Field& f) {
+        if (count < 9) fields[count] = f;
+        ++count;
+      }) ||
+      count < 7)
+    return false;
+  // [vhost] host ident user [time] "request" status bytes ...
+  size_t off;
+  if (fields[3].kind == Field::kBracket)
+    off = 0;
+  else if (count >= 8 && fields[4].kind == Field::kBracket)
+    off = 1;
+  else
+    return false;
+  if (count < off + 7) return false;
+  for (size_t k = 0; k < off + 2; ++k)
+    if (fields[k].kind != Field::kBare) return false;
+  if (fields[off + 2].kind == Field::kBracket) return false;  // user: bare or quoted
+  const Field& time = fields[off + 3];
+  if (time.inner_begin == time.inner_end || !has_span(toks, time)) return false;  // a pre-masked timestamp inside
+  if (fields[off + 4].kind != Field::kQuoted) return false;
+  if (!is_count_field(line, toks, fields[off + 5]) || !is_count_field(line, toks, fields[off + 6])) return false;
+  scan_fields(line, toks, [&](const Field& f) { mark(toks, f.inner_begin, f.inner_end); });
+  return true;
+}
+
+void apply_slot_rules(std::string_view line, std::span<Token> toks, const std::vector<std::string>& kept_keys) {
+  if (toks.empty() || mark_access_line(line, toks)) return;
+  const size_t n = toks.size();
+
+  // quoted: '...', "..." and `...'.
+  size_t first = 0, last = n;  // the first and one past the last non-blank token
+  while (first < n && is_blank_tok(line, toks[first])) ++first;
+  while (last > first && is_blank_tok(line, toks[last - 1])) --last;
+  bool give_up_single = false, give_up_double = false;
+  for (size_t i = first; i < last; ++i) {
+    const Token& t = toks[i];
+    char close;
+    size_t inner;
+    if (t.kind == TokenKind::kDelim && (delim_char(line, t) == '\'' || delim_char(line, t) == '"')) {
+      close = delim_char(line, t);
+      if (i > 0 && is_solid(toks[i - 1])) continue;  // "Couldn't", "5'"
+      inner = i + 1;
+    } else if (t.kind == TokenKind::kWord && line[t.begin] == '`' && t.end - t.begin > 1) {
+      // GNU style `value': the backtick is glued to the word.
+      close = '\'';
+      if (i > 0 && is_solid(toks[i - 1])) continue;
+      inner = i;
+    } else {
+      continue;
+    }
+    bool& give_up = close == '\'' ? give_up_single : give_up_double;
+    if (give_up) continue;
+    // The first matching quote followed by the end or a delimiter closes it.
+    // If none does for this opening, none does for a later one either: stop
+    // looking for this quote character (keeps the pass linear).
+    size_t j = inner;
+    for (; j < last; ++j)
+      if (is_delim(line, toks[j], close) && (j + 1 == n || !is_solid(toks[j + 1]))) break;
+    if (j >= last) {
+      give_up = true;
+      continue;
+    }
+    bool has_value = false;
+    for (size_t k = inner; k < j; ++k) has_value |= is_solid(toks[k]);
+    const bool whole_line = i == first && j + 1 == last;
+    const bool json_key = close == '"' && j + 1 < n && is_delim(line, toks[j + 1], ':');
+    // For `value' the backtick is part of the first word, so it goes into the slot.
+    if (has_value && !whole_line && !json_key && !is_kept_key(key_of(line, toks, i), kept_keys))
+      mark(toks, inner, j);
+    i = j;  // continue after the closing quote
+  }
+
+  // kv: key=value.
+  for (size_t i = 0; i + 2 < n; ++i) {
+    const Token& k = toks[i];
+    if (k.kind != TokenKind::kWord || !is_delim(line, toks[i + 1], '=') || !is_solid(toks[i + 2])) continue;
+    std::string_view key = line.substr(k.begin, k.end - k.begin);
+    auto c0 = static_cast<unsigned char>(key[0]);
+    bool ok = (c0 >= 'a' && c0 <= 'z') || (c0 >= 'A' && c0 <= 'Z') || c0 == '_';
+    for (size_t p = 1; ok && p < key.size(); ++p) {
+      auto c = static_cast<unsigned char>(key[p]);
+      ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.' ||
+           c == '-';
+    }
+    if (!ok || is_kept_key(key, kept_keys)) continue;
+    size_t j = i + 2;
+    while (j < n && (is_solid(toks[j]) || is_delim(line, toks[j], ':') || is_delim(line, toks[j], '='))) ++j;
+    while (j > i + 2 && !is_solid(toks[j - 1])) --j;  // "a=b:" keeps its trailing ':'
+    mark(toks, i + 2, j);
+    i = j - 1;
+  }
+}
+
+}  // namespace logsift

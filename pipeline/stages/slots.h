@@ -1,0 +1,63 @@
+// Slot rules: syntax that marks a value in any software's log line, applied
+// to a line's tokens after the denoiser, before the template is rendered.
+//
+// The denoiser judges one token in its context by how it looks. Some values
+// look like constant words ("'memlock'", "identity=\"app\"", "flags=N", the
+// method and user agent of an access log) but sit where printf-style
+// templates put their slots. These rules mark them from the line's syntax
+// alone, with no vocabulary:
+//
+//  access   an HTTP access-log line in the NCSA common/combined family
+//           (Apache, nginx, Caddy's common_log, Tomcat, lighttpd, ...):
+//           [vhost] host ident user [time] "request" status bytes, then
+//           optionally "referer" "user-agent" and further fields. The line
+//           is one log statement, so every field is a variable and the
+//           template keeps only the field structure:
+//           <*> <*> <*> [<*>] "<*>" <*> <*> "<*>" "<*>".
+//  quoted   the inside of a quoted span, '...', "..." or `...', is one
+//           variable. An opening quote follows the line start or a
+//           delimiter, a closing one is followed by the line end or a
+//           delimiter (so "Couldn't" is no quote). A span that would be the
+//           whole line is left alone (it is the message, not a value).
+//  kv       the value of key=value (key: a letter or '_' then letters,
+//           digits, '_', '.', '-'; nothing between key, '=' and value) up
+//           to the next blank or , ; ( ) [ ] { } < > | or quote.
+//
+// Not values: the value of a message key (msg="...", "message": "...", the
+// keys of message_keys, any case): a structured line the extractor did not
+// reduce keeps its message in the template; the value of caller= (the call
+// site: structured_keep_caller's prefix, Go kit's caller field), which
+// tells statements apart; and a double-quoted span that a ':' follows (a
+// JSON key).
+//
+// A rule marks tokens as variables (Token::mark = kMarkVar) and never
+// unmarks one. The rules read token kinds and the bytes of unmasked tokens
+// only, never the bytes of a pre-masked span, so the result is a function
+// of the pre-masked line (the line cache's key). Linear in the tokens.
+#pragma once
+
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "pipeline/stages/tokenizer.h"
+
+namespace logsift {
+
+// The version of these rules: part of the cluster-id contract (GET /info).
+inline constexpr std::string_view kSlotRulesVersion = "slots-v1";
+
+// Applies the rules to `tokens` (the tokens of `line`, in order).
+// `kept_keys`: keys whose value is not a slot (matched ASCII-case-
+// insensitively): slot_rule_kept_keys(message_keys).
+void apply_slot_rules(std::string_view line, std::span<Token> tokens, const std::vector<std::string>& kept_keys);
+
+// The message keys and "caller".
+std::vector<std::string> slot_rule_kept_keys(const std::vector<std::string>& message_keys);
+
+// The access rule alone: true if `tokens` form an NCSA access-log line (then
+// every field is marked).
+bool mark_access_line(std::string_view line, std::span<Token> tokens);
+
+}  // namespace logsift

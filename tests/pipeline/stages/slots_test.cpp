@@ -1,0 +1,122 @@
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "config/config.h"
+#include "pipeline/stages/slots.h"
+#include "pipeline/stages/tokenizer.h"
+
+namespace logsift {
+namespace {
+
+// The template of `line` after the default pre-mask and the slot rules (no denoiser).
+std::string slotted(const std::string& line) {
+  static const Premasker pm(Config::defaults().premask);
+  std::vector<Token> toks;
+  tokenize(line, pm.find(line), &toks);
+  apply_slot_rules(line, toks, slot_rule_kept_keys({"msg", "message", "log", "text"}));
+  return render_template(line, toks);
+}
+
+TEST(SlotRules, QuotedValuesAreOneVariable) {
+  EXPECT_EQ(slotted("Could not set limit for 'nofile' to soft=1024"), "Could not set limit for '<*>' to soft=<*>");
+  EXPECT_EQ(slotted("relation \"orders archive\" does not exist"), "relation \"<*>\" does not exist");
+  EXPECT_EQ(slotted("Couldn't load match `body-297':Broken pipe"), "Couldn't load match <*>':Broken pipe");
+  // Two quoted values, and an empty one that holds nothing to mask.
+  EXPECT_EQ(slotted("copy 'a b' to 'c' ('' skipped)"), "copy '<*>' to '<*>' ('' skipped)");
+}
+
+TEST(SlotRules, ApostrophesAreNoQuotes) {
+  EXPECT_EQ(slotted("Couldn't connect: the server's socket is gone"), "Couldn't connect: the server's socket is gone");
+  EXPECT_EQ(slotted("can't open 'x' and don't retry"), "can't open '<*>' and don't retry");
+  // An opening quote that never closes masks nothing, and stops the search
+  // for that quote character (the pass stays linear).
+  EXPECT_EQ(slotted("it 'never closes and 'nor this"), "it 'never closes and 'nor this");
+}
+
+TEST(SlotRules, AWholeQuotedLineIsTheMessageNotAValue) {
+  EXPECT_EQ(slotted("\"Starting the worker pool\""), "\"Starting the worker pool\"");
+  EXPECT_EQ(slotted("  'hello world'  "), "  'hello world'  ");
+}
+
+TEST(SlotRules, MessageKeysAndJsonKeysAreNoValues) {
+  // A structured line the extractor did not reduce keeps its message.
+  EXPECT_EQ(slotted("2024-01-01 12:00:00 INFO level=warn msg=\"webhook dispatched\" count=73 MSG=sent"),
+            "<*> INFO level=<*> msg=\"webhook dispatched\" count=<*> MSG=sent");
+  // The call site tells statements apart (structured_keep_caller's prefix).
+  EXPECT_EQ(slotted("caller=store.go:88 retrying"), "caller=store.go:<*> retrying");
+  EXPECT_EQ(slotted("payload {\"Message\": \"disk full\", \"device\":\"sda\"} dropped"),
+            "payload {\"Message\": \"disk full\", \"device\":\"<*>\"} dropped");
+  // Other keys' values are values, whatever the separator.
+  EXPECT_EQ(slotted("failed: error=\"disk full\" reason: 'quota'"), "failed: error=\"<*>\" reason: '<*>'");
+}
+
+TEST(SlotRules, KeyValueValues) {
+  EXPECT_EQ(slotted("Client closed connection name= flags=N db=0 cmd=client|list"),
+            "Client closed connection name= flags=<*> db=<*> cmd=<*>|list");
+  EXPECT_EQ(slotted("connection authenticated: identity=\"app\" method=scram-sha-256"),
+            "connection authenticated: identity=\"<*>\" method=<*>");
+  EXPECT_EQ(slotted("dial addr=db.lan:5432, retry"), "dial addr=<*>, retry");
+  // A blank around '=' is prose or code, not a pair; keys start with a letter or '_'.
+  EXPECT_EQ(slotted("where amount = total"), "where amount = total");
+  EXPECT_EQ(slotted("flag --mode=fast"), "flag --mode=fast");
+}
+
+TEST(SlotRules, NcsaAccessLinesKeepOnlyTheirFieldStructure) {
+  const std::string common = "<*> <*> <*> [<*>] \"<*>\" <*> <*>";
+  const std::string combined = common + " \"<*>\" \"<*>\"";
+  EXPECT_EQ(slotted("127.0.0.1 - frank [10/Oct/2000:13:55:36 -0700] \"GET /apache_pb.gif HTTP/1.0\" 200 2326"), common);
+  EXPECT_EQ(slotted("10.1.2.3 - - [25/Nov/2026:10:00:01 +0000] \"POST /api/v1/login HTTP/1.1\" 401 - "
+                    "\"-\" \"Mozilla/5.0 (X11; Linux x86_64) Firefox/120.0\""),
+            combined);
+  EXPECT_EQ(slotted("2001:db8::1 - - [25/Nov/2026:10:00:02 +0000] \"HEAD / HTTP/2.0\" 304 0 "
+                    "\"https://example.org/\" \"curl/8.4.0\""),
+            combined);
+  // A virtual host in front (vhost_combined), and extra fields behind.
+  EXPECT_EQ(slotted("www.example.org:443 10.1.2.3 - - [25/Nov/2026:10:00:03 +0000] \"GET / HTTP/1.1\" 200 612 "
+                    "\"-\" \"Go-http-client/1.1\" rt=0.004 \"10.0.0.9\""),
+            "<*> " + combined + " <*> \"<*>\"");
+  // A malformed request line is still the same statement.
+  EXPECT_EQ(slotted("10.1.2.3 - - [25/Nov/2026:10:00:04 +0000] \"-\" 400 0 \"-\" \"-\""), combined);
+}
+
+TEST(SlotRules, OnlyTheAccessShapeIsAnAccessLine) {
+  std::vector<Token> toks;
+  auto is_access = [&](const std::string& line) {
+    static const Premasker pm(Config::defaults().premask);
+    tokenize(line, pm.find(line), &toks);
+    return mark_access_line(line, toks);
+  };
+  EXPECT_TRUE(is_access("1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] \"GET / HTTP/1.0\" 200 2326"));
+  // An nginx error line quotes a request too, but has no access-log fields.
+  EXPECT_FALSE(is_access("*5 upstream timed out (110: Connection timed out) while reading response header from "
+                         "upstream, client: 1.2.3.4, request: \"GET / HTTP/1.1\""));
+  // No timestamp in the brackets, a word where the status goes, a quote never closed.
+  EXPECT_FALSE(is_access("a b c [d] \"GET / HTTP/1.0\" 200 1"));
+  EXPECT_FALSE(is_access("1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] \"GET / HTTP/1.0\" OK 2326"));
+  EXPECT_FALSE(is_access("1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] \"GET / HTTP/1.0 200 2326"));
+  EXPECT_FALSE(is_access(""));
+}
+
+TEST(SlotRules, NeverReadThePreMaskedBytes) {
+  // Lines with the same pre-masked form (the line cache's key) get the same
+  // marks: "/a/b" and "/a/b/" are both one path span before the quote.
+  std::string t1 = slotted("open /a/b'x' failed"), t2 = slotted("open /a/b/'x' failed");
+  EXPECT_EQ(t1, t2);
+}
+
+TEST(SlotRules, LinearOnAdversarialLines) {
+  // 64 KB of openings that never close, and of pairs: both finish at once
+  // (a quadratic scan would take seconds here).
+  std::string opens, pairs, kvs;
+  for (int i = 0; i < 16384; ++i) opens += " 'a";
+  for (int i = 0; i < 8192; ++i) pairs += " 'a' ";
+  for (int i = 0; i < 8192; ++i) kvs += "k=v:";
+  EXPECT_EQ(slotted(opens), opens);
+  EXPECT_EQ(slotted(pairs).size(), pairs.size() + 2 * 8192);  // each a -> <*>
+  EXPECT_EQ(slotted(kvs), "k=<*>:");
+}
+
+}  // namespace
+}  // namespace logsift
