@@ -105,21 +105,34 @@ std::optional<EnvelopeError> record_from_line(std::string_view line, const Confi
   if (!line.empty() && line.front() == '{') {
     json obj = json::parse(line, nullptr, /*allow_exceptions=*/false);
     if (obj.is_object()) {
-      for (const char* k : kMessageKeys) {
-        auto it = obj.find(k);
-        if (it == obj.end() || it->is_null()) continue;  // null = absent
-        if (!it->is_string()) return EnvelopeError{Reject::kWrongType, std::string("'") + k + "' must be a string"};
-        const auto& text = it->get_ref<const std::string&>();
-        if (auto e = check_text(text, c)) return e;
-        if (auto e = read_labels(obj, c, &out->labels)) return e;
-        for (const char* lk : kLabelKeys)
-          if (auto lt = obj.find(lk); lt != obj.end())
-            if (auto e = add_label(lk, *lt, c, &out->labels)) return e;
-        out->text = batch.keep(text);
-        apply_structured(*out, c, batch);
-        return std::nullopt;
-      }
-      return EnvelopeError{Reject::kMissingText, "JSON line has no 'message', 'msg', 'log' or 'text'"};
+      // The envelope's own keys first, then the configured message_keys
+      // (structlog's "event", GELF's "short_message", ...): looked up only
+      // when the first are absent, so the common line allocates nothing.
+      auto it = obj.end();
+      std::string key;
+      for (const char* k : kMessageKeys)
+        if (it = obj.find(k); it != obj.end() && !it->is_null()) {  // null = absent
+          key = k;
+          break;
+        }
+      if (it == obj.end() || it->is_null())
+        for (const auto& k : c.message_key_list())
+          if (it = obj.find(k); it != obj.end() && !it->is_null()) {
+            key = k;
+            break;
+          }
+      if (it == obj.end() || it->is_null())
+        return EnvelopeError{Reject::kMissingText, "JSON line has no 'message', 'msg', 'log' or 'text' (nor a key of message_keys)"};
+      if (!it->is_string()) return EnvelopeError{Reject::kWrongType, "'" + key + "' must be a string"};
+      const auto& text = it->get_ref<const std::string&>();
+      if (auto e = check_text(text, c)) return e;
+      if (auto e = read_labels(obj, c, &out->labels)) return e;
+      for (const char* lk : kLabelKeys)
+        if (auto lt = obj.find(lk); lt != obj.end())
+          if (auto e = add_label(lk, *lt, c, &out->labels)) return e;
+      out->text = batch.keep(text);
+      apply_structured(*out, c, batch);
+      return std::nullopt;
     }
     // Not a JSON object after all: a plain line that starts with '{'.
   }

@@ -5,7 +5,8 @@
 //
 // Recognised, in this order (the first that fits wins):
 //   json       a JSON object line. The message is the first of
-//              opts.message_keys (default msg, message, log, text) that holds
+//              opts.message_keys (default msg, message, log, text, event,
+//              short_message, @message, @mt, @m, body, textPayload) that holds
 //              a non-empty string. A "labels" member holding an object is read
 //              as explicit labels (logsift's own TCP envelope form).
 //   klog       I1123 10:11:12.123456    1234 file.go:123] message
@@ -144,7 +145,8 @@ bool unquote_go_string(std::string_view inner, std::string* out);
 // Structured-line extraction.
 
 struct StructuredOptions {
-  std::vector<std::string> message_keys{"msg", "message", "log", "text"};
+  std::vector<std::string> message_keys{"msg",  "message", "log", "text", "event", "short_message", "@message",
+                                        "@mt", "@m",      "body", "textPayload"};
   // Fields kept as labels beyond service/level/host (exact key match).
   std::vector<std::string> keep_keys;
   int max_labels = 16;

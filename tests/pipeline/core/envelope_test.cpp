@@ -58,6 +58,11 @@ TEST(Envelope, TcpLines) {
 
   Record none;
   EXPECT_EQ(record_from_line(R"({"foo": 1})", c, b, &none)->reason, Reject::kMissingText);
+  // A key of message_keys (structlog's "event") carries the text as well.
+  Record ev;
+  ASSERT_FALSE(record_from_line(R"({"event": "cache flushed", "level": "info"})", c, b, &ev));
+  EXPECT_EQ(ev.text, "cache flushed");
+  EXPECT_EQ(record_from_line(R"({"event": 5})", c, b, &none)->reason, Reject::kWrongType);
   EXPECT_EQ(record_from_line("bad \xff byte", c, b, &none)->reason, Reject::kInvalidUtf8);
   EXPECT_EQ(record_from_line("", c, b, &none)->reason, Reject::kEmptyLine);
   c.max_line_bytes = 16;

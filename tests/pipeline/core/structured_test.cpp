@@ -53,6 +53,23 @@ TEST(Structured, JsonMessageKeyOrder) {
   EXPECT_FALSE(run(R"({"msg":"no"})", o).structured);
 }
 
+TEST(Structured, JsonMessageKeysOfTheCommonLibrariesByDefault) {
+  // structlog, GELF, logstash, OpenTelemetry, Google Cloud.
+  EXPECT_EQ(run(R"({"event":"user logged in","level":"info","timestamp":"2026-11-25T10:00:00Z"})").message,
+            "user logged in");
+  EXPECT_EQ(run(R"({"version":"1.1","host":"h1","short_message":"disk full","level":3})").message, "disk full");
+  EXPECT_EQ(run(R"({"@timestamp":"2026-11-25T10:00:00Z","@message":"job done"})").message, "job done");
+  EXPECT_EQ(run(R"({"severityText":"WARN","body":"queue backlog"})").message, "queue backlog");
+  EXPECT_EQ(run(R"({"severity":"ERROR","textPayload":"upstream reset"})").message, "upstream reset");
+  // Serilog's compact JSON: the message template (@mt) is the statement,
+  // ahead of the rendered message (@m).
+  EXPECT_EQ(run(R"({"@t":"2026-11-25T10:00:00Z","@m":"User 42 signed in","@mt":"User {UserId} signed in","UserId":42})")
+                .message,
+            "User {UserId} signed in");
+  // The earlier keys still win.
+  EXPECT_EQ(run(R"({"event":"second","msg":"first"})").message, "first");
+}
+
 TEST(Structured, JsonUnescapesIntoScratch) {
   StructuredLine out;
   std::string scratch;
