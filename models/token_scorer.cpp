@@ -1,5 +1,6 @@
 // libtorch lives here (and in the other models/*.cpp) only.
 #include "models/token_scorer.h"
+#include "models/torch_runtime.h"
 
 #include <cstring>
 #include <span>
@@ -118,6 +119,7 @@ void TokenScorer::token_logits(std::span<const int64_t>, size_t, std::span<float
 }
 
 std::unique_ptr<TokenScorer> load_token_scorer(const std::string& path) {
+  install_torch_allocator();  // before the first tensor: every block then carries its header
   try {
     if (path == "builtin") {
       auto blob = builtin_denoiser();

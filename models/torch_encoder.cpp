@@ -11,6 +11,7 @@
 
 #include <torch/script.h>
 
+#include "models/torch_runtime.h"
 #include "models/builtin_models.h"
 #include "models/sentence_encoder.h"
 #include "models/wordpiece.h"
@@ -176,6 +177,7 @@ std::unique_ptr<SentenceEncoder> load_torchscript_encoder(const EncoderOptions& 
     std::error_code ec;
     if (!std::filesystem::is_regular_file(source, ec)) throw error("no such file");
   }
+  install_torch_allocator();  // before the first tensor: every block then carries its header
   torch::jit::Module module;
   try {
     if (source == "builtin") {

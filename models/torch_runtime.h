@@ -2,6 +2,8 @@
 // libtorch itself is included in models/*.cpp only (compile time, see TOOLCHAIN).
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <string>
 
 namespace logsift::models {
@@ -11,8 +13,21 @@ struct RuntimeInfo {
   int intra_op_threads = 0;
 };
 
-// Sets intra-op threads for the calling thread's torch work and 1 inter-op thread.
+// Sets intra-op threads for the calling thread's torch work and 1 inter-op
+// thread. The first call also installs the caching CPU allocator (blocks of
+// 64 KiB and more are reused across forwards; at most 128 MiB kept free).
 void configure_torch_threads(int intra_op_threads);
+
+// Installs the caching CPU allocator (once; the model loaders call it before
+// their first tensor).
+void install_torch_allocator();
+
+struct TorchAllocatorStats {
+  size_t cached_bytes = 0;  // free blocks kept for reuse
+  uint64_t hits = 0;        // large allocations served from the cache
+  uint64_t misses = 0;      // large allocations that went to the system
+};
+TorchAllocatorStats torch_allocator_stats();
 RuntimeInfo runtime_info();
 
 }  // namespace logsift::models
