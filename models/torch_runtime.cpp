@@ -1,5 +1,6 @@
 #include "models/torch_runtime.h"
 
+#include <atomic>
 #include <cstdlib>
 #include <mutex>
 #include <new>
@@ -62,7 +63,8 @@ class CachingCpuAllocator final : public c10::Allocator {
     return {cached_bytes_, hits_, misses_};
   }
 
-  static CachingCpuAllocator* instance;
+  // Set once, before the first block is handed out; read by every release().
+  static std::atomic<CachingCpuAllocator*> instance;
 
  private:
   static size_t size_class(size_t n) {
@@ -74,7 +76,7 @@ class CachingCpuAllocator final : public c10::Allocator {
   static void release(void* data) {
     void* base = static_cast<char*>(data) - kHeader;
     const size_t cls = *static_cast<size_t*>(base);
-    CachingCpuAllocator* a = instance;
+    CachingCpuAllocator* a = instance.load(std::memory_order_acquire);
     if (cls >= kMinCached) {
       std::lock_guard<std::mutex> lock(a->mu_);
       if (a->cached_bytes_ + cls <= kMaxCachedBytes) {
@@ -92,7 +94,7 @@ class CachingCpuAllocator final : public c10::Allocator {
   mutable uint64_t hits_ = 0, misses_ = 0;
 };
 
-CachingCpuAllocator* CachingCpuAllocator::instance = nullptr;
+std::atomic<CachingCpuAllocator*> CachingCpuAllocator::instance{nullptr};
 
 }  // namespace
 
@@ -100,8 +102,9 @@ void install_torch_allocator() {
   static std::once_flag once;
   std::call_once(once, [] {
     // Never destroyed: tensors may be freed during static destruction.
-    CachingCpuAllocator::instance = new CachingCpuAllocator();
-    c10::SetCPUAllocator(CachingCpuAllocator::instance, /*priority=*/1);
+    auto* a = new CachingCpuAllocator();
+    CachingCpuAllocator::instance.store(a, std::memory_order_release);
+    c10::SetCPUAllocator(a, /*priority=*/1);
   });
 }
 
@@ -115,7 +118,7 @@ void configure_torch_threads(int intra_op_threads) {
 
 TorchAllocatorStats torch_allocator_stats() {
   install_torch_allocator();
-  return CachingCpuAllocator::instance->stats();
+  return CachingCpuAllocator::instance.load(std::memory_order_acquire)->stats();
 }
 
 RuntimeInfo runtime_info() {
