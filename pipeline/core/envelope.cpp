@@ -1,5 +1,7 @@
 #include "pipeline/core/envelope.h"
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "pipeline/core/structured.h"
@@ -106,23 +108,22 @@ std::optional<EnvelopeError> record_from_line(std::string_view line, const Confi
     json obj = json::parse(line, nullptr, /*allow_exceptions=*/false);
     if (obj.is_object()) {
       // The envelope's own keys first, then the configured message_keys
-      // (structlog's "event", GELF's "short_message", ...): looked up only
+      // (structlog's "event", GELF's "short_message", ...): listed only
       // when the first are absent, so the common line allocates nothing.
       auto it = obj.end();
       std::string key;
-      for (const char* k : kMessageKeys)
-        if (it = obj.find(k); it != obj.end() && !it->is_null()) {  // null = absent
-          key = k;
-          break;
-        }
-      if (it == obj.end() || it->is_null())
-        for (const auto& k : c.message_key_list())
-          if (it = obj.find(k); it != obj.end() && !it->is_null()) {
-            key = k;
-            break;
-          }
-      if (it == obj.end() || it->is_null())
-        return EnvelopeError{Reject::kMissingText, "JSON line has no 'message', 'msg', 'log' or 'text' (nor a key of message_keys)"};
+      auto present = [&](const std::string& k) {
+        it = obj.find(k);
+        if (it == obj.end() || it->is_null()) return false;  // null = absent
+        key = k;
+        return true;
+      };
+      if (std::none_of(std::begin(kMessageKeys), std::end(kMessageKeys), present)) {
+        const auto configured = c.message_key_list();
+        if (std::none_of(configured.begin(), configured.end(), present))
+          return EnvelopeError{Reject::kMissingText,
+                               "JSON line has no 'message', 'msg', 'log' or 'text' (nor a key of message_keys)"};
+      }
       if (!it->is_string()) return EnvelopeError{Reject::kWrongType, "'" + key + "' must be a string"};
       const auto& text = it->get_ref<const std::string&>();
       if (auto e = check_text(text, c)) return e;

@@ -11,8 +11,8 @@
 // The caches hold pure functions of their keys, so a line's result never
 // depends on which thread analysed it or what came before:
 //  - line cache: the pre-masked line (its bytes with every pre-masked span
-//    replaced by one marker byte) -> its template. The denoiser sees only
-//    that much of a line, so the template is a function of it.
+//    replaced by one marker byte) -> its template. The denoiser and the slot
+//    rules see only that much of a line, so the template is a function of it.
 //  - template cache: template_id -> {template, cluster id}.
 #pragma once
 

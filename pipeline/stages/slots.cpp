@@ -34,10 +34,11 @@ struct Field {
   size_t inner_begin, inner_end;  // the tokens inside the brackets / quotes, or the bare run
 };
 
-// Calls on_field(field) for each blank-separated field in order; false if
-// the line does not have that shape (a bracket or quote never closed, text
-// glued to a closing bracket or quote). No allocation: this runs on every
-// new line, on the threads that run the model stages too.
+// Calls on_field(field) for each blank-separated field in order, until it
+// returns false; false if it did, or if the line does not have that shape (a
+// bracket or quote never closed, text glued to a closing bracket or quote).
+// No allocation: this runs on every new line, on the threads that run the
+// model stages too.
 template <class OnField>
 bool scan_fields(std::string_view line, std::span<const Token> toks, OnField&& on_field) {
   size_t i = 0;
@@ -53,14 +54,14 @@ bool scan_fields(std::string_view line, std::span<const Token> toks, OnField&& o
       size_t j = i + 1;
       while (j < n && !is_delim(line, toks[j], close)) ++j;
       if (j == n) return false;
-      on_field(Field{open == '[' ? Field::kBracket : Field::kQuoted, i + 1, j});
+      if (!on_field(Field{open == '[' ? Field::kBracket : Field::kQuoted, i + 1, j})) return false;
       i = j + 1;
       if (i < n && !is_blank_tok(line, toks[i])) return false;
       continue;
     }
     size_t j = i;
     while (j < n && !is_blank_tok(line, toks[j])) ++j;
-    on_field(Field{Field::kBare, i, j});
+    if (!on_field(Field{Field::kBare, i, j})) return false;
     i = j;
   }
   return true;
@@ -111,12 +112,14 @@ std::vector<std::string> slot_rule_kept_keys(const std::vector<std::string>& mes
 }
 
 bool mark_access_line(std::string_view line, std::span<Token> toks) {
-  // The first nine fields decide; the rest only need the shape.
+  // The first nine fields decide; the rest only need the shape. Most lines
+  // have no bracket as their 4th or 5th field: the scan stops there.
   Field fields[9];
   size_t count = 0;
   if (!scan_fields(line, toks, [&](const Field& f) {
         if (count < 9) fields[count] = f;
         ++count;
+        return count != 5 || fields[3].kind == Field::kBracket || fields[4].kind == Field::kBracket;
       }) ||
       count < 7)
     return false;
@@ -136,7 +139,10 @@ bool mark_access_line(std::string_view line, std::span<Token> toks) {
   if (time.inner_begin == time.inner_end || !has_span(toks, time)) return false;  // a pre-masked timestamp inside
   if (fields[off + 4].kind != Field::kQuoted) return false;
   if (!is_count_field(line, toks, fields[off + 5]) || !is_count_field(line, toks, fields[off + 6])) return false;
-  scan_fields(line, toks, [&](const Field& f) { mark(toks, f.inner_begin, f.inner_end); });
+  scan_fields(line, toks, [&](const Field& f) {
+    mark(toks, f.inner_begin, f.inner_end);
+    return true;
+  });
   return true;
 }
 

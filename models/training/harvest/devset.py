@@ -37,16 +37,6 @@ import render  # noqa: E402
 STYLES = ("plain", "syslog", "logfmt", "json", "klog", "app")
 
 
-def masked(line: str, spans) -> str:
-    out, pos = [], 0
-    for s, e, _ in spans:
-        out.append(line[pos:s])
-        out.append("<*>")
-        pos = e
-    out.append(line[pos:])
-    return "".join(out)
-
-
 def build(out_dir: str, seed: int, n_templates: int, renders: int) -> dict:
     tpls = render.load_templates()
     index = {}
@@ -58,7 +48,7 @@ def build(out_dir: str, seed: int, n_templates: int, renders: int) -> dict:
                 first = None
                 for _ in range(renders * 10):
                     line, spans = render.render_access(kind, rng)
-                    first = first or masked(line, spans)
+                    first = first or render.masked(line, spans)
                     rows.append((line, "A%d" % a, first))
         else:
             chosen = rng.sample(range(len(tpls)), n_templates)
@@ -66,7 +56,7 @@ def build(out_dir: str, seed: int, n_templates: int, renders: int) -> dict:
                 first = None
                 for _ in range(renders):
                     line, spans = render.render(tpls[tid], rng, style)
-                    first = first or masked(line, spans)
+                    first = first or render.masked(line, spans)
                     rows.append((line, "T%d" % tpls[tid].id, first))
         rng.shuffle(rows)
         name = "H-" + style

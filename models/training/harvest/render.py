@@ -173,6 +173,17 @@ def assemble(pieces: list[Piece], escape=None) -> tuple[str, list[Span]]:
     return "".join(out), spans
 
 
+def masked(line: str, spans: list[Span]) -> str:
+    """The line with every span replaced by <*> (the template logsift eval scores against)."""
+    out, pos = [], 0
+    for s, e, _ in spans:
+        out.append(line[pos:s])
+        out.append("<*>")
+        pos = e
+    out.append(line[pos:])
+    return "".join(out)
+
+
 def message_pieces(t: HTemplate, rng: random.Random) -> list[Piece]:
     pieces: list[Piece] = []
     lits = t.literals
