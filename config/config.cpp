@@ -101,6 +101,35 @@ void set_premask(Config& c, const json& v) {
   c.premask = std::move(out);
 }
 
+// slot_rules: a version name, "off", or (as before slots-v2) a boolean:
+// true is the latest rules, false is "off".
+void set_slot_rules(Config& c, const json& v) {
+  static const char* const kNames[] = {"slots-v2", "slots-v1", "off"};
+  if (v.is_boolean()) {
+    c.slot_rules = v.get<bool>() ? kNames[0] : "off";
+    return;
+  }
+  if (v.is_string()) {
+    const std::string s = v.get<std::string>();
+    for (const char* name : kNames)
+      if (s == name) {
+        c.slot_rules = s;
+        return;
+      }
+    if (s == "true" || s == "on") {
+      c.slot_rules = kNames[0];
+      return;
+    }
+    if (s == "false") {
+      c.slot_rules = "off";
+      return;
+    }
+  }
+  // dump() of a string with invalid UTF-8 throws unless told to replace (found by fuzz_config).
+  throw ConfigError("slot_rules", "expected \"slots-v2\", \"slots-v1\", \"off\", true or false, got " +
+                                      v.dump(-1, ' ', false, json::error_handler_t::replace));
+}
+
 json get_premask(const Config& c) {
   json a = json::array();
   for (const auto& p : c.premask)
@@ -118,7 +147,7 @@ const std::vector<KeyDesc>& key_table() {
       LS_INT(max_labels), LS_INT(shutdown_grace_ms), LS_INT(memory_trim_interval_ms), LS_INT(mailbox_capacity), LS_INT(max_inflight_lines),
       LS_INT(analysis_threads), LS_INT(inline_max_lines), LS_INT(batch_max_lines),
       LS_INT(batch_max_delay_us), LS_INT(torch_threads), LS_INT(embedding_dim),
-      LS_STR(encoder_model), LS_STR(encoder_vocab), LS_INT(encoder_max_len), LS_BOOL(encoder_canonicalize), LS_BOOL(slot_rules),
+      LS_STR(encoder_model), LS_STR(encoder_vocab), LS_INT(encoder_max_len), LS_BOOL(encoder_canonicalize), KeyDesc{"slot_rules", set_slot_rules, [](const Config& c) { return json(c.slot_rules); }},
       LS_STR(denoiser_model), LS_DOUBLE(denoiser_threshold), LS_DOUBLE(denoiser_probe_margin),
       LS_INT(denoiser_cache_entries), LS_INT(denoiser_cache_bytes), LS_INT(denoiser_max_forward_tokens),
       LS_INT(line_cache_entries), LS_INT(line_cache_bytes), LS_INT(template_cache_entries),

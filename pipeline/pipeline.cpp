@@ -266,7 +266,7 @@ nlohmann::json Pipeline::info() const {
           {"denoiser", denoiser},
           {"lsh", {{"method", "random-hyperplane"}, {"bits", s.embed->lsh().bits()}, {"seed", s.embed->lsh().seed()}}},
           {"premask_patterns", s.config.premask.size()},
-          {"slot_rules", s.config.slot_rules ? nlohmann::json(std::string(kSlotRulesVersion)) : nlohmann::json(nullptr)},
+          {"slot_rules", s.config.slot_rules == "off" ? nlohmann::json(nullptr) : nlohmann::json(s.config.slot_rules)},
           {"premask_engine", s.analyzer->premasker().all_builtin() ? "builtin finders (RE2-exact)" : "re2"},
           {"torch", {{"version", rt.torch_version}}},
           {"batching",

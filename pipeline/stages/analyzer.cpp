@@ -1,5 +1,6 @@
 #include "pipeline/stages/analyzer.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "lsh/lsh.h"
@@ -26,7 +27,7 @@ Analyzer::Analyzer(const Config& c, Denoiser* denoiser)
     : premasker_(c.premask),
       denoiser_(denoiser),
       canonicalize_(c.encoder_canonicalize),
-      slot_rules_(c.slot_rules),
+      slot_rules_(std::max(0, parse_slot_rules(c.slot_rules))),
       kept_keys_(slot_rule_kept_keys(c.message_key_list())),
       wordless_seed_(c.lsh_seed ^ kWordlessSalt),
       line_cache_(static_cast<size_t>(c.line_cache_entries), static_cast<size_t>(c.line_cache_bytes)),
@@ -98,7 +99,7 @@ void Analyzer::templates(Batch& b) {
 void Analyzer::finish_template(Record& r, Batch& b) {
   thread_local std::string text;
   std::span<Token> toks(b.tokens.data() + r.tok_begin, r.tok_end - r.tok_begin);
-  if (slot_rules_) apply_slot_rules(r.text, toks, kept_keys_);
+  if (slot_rules_ != kSlotRulesOff) apply_slot_rules(r.text, toks, kept_keys_, slot_rules_);
   render_template_into(r.text, toks, &text);
   const uint64_t tid = lsh::stable_hash64(text);
   const bool cacheable = line_cacheable(r.text);

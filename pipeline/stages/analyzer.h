@@ -68,7 +68,7 @@ class Analyzer {
   Premasker premasker_;
   Denoiser* denoiser_;
   bool canonicalize_;
-  bool slot_rules_;
+  int slot_rules_;  // kSlotRulesOff or a version (pipeline/stages/slots.h)
   std::vector<std::string> kept_keys_;  // their values are not slots (slots.h)
   uint64_t wordless_seed_;
   ConcurrentCache<Key128, TemplateRef, Key128Hash> line_cache_;

@@ -103,7 +103,100 @@ std::string_view key_of(std::string_view line, std::span<const Token> toks, size
   return {};
 }
 
+// --- errtail --------------------------------------------------------------
+
+std::string_view text_of(std::string_view line, const Token& t) { return line.substr(t.begin, t.end - t.begin); }
+
+// An unmarked word that says something failed. `toks[i]` is a word.
+bool is_failure_word(std::string_view line, std::span<const Token> toks, size_t i) {
+  static constexpr std::string_view kWords[] = {"error", "errors",    "failed",  "fail",   "fails",
+                                                "failure", "unable",  "cannot",  "problem", "exception",
+                                                "refused", "denied",  "invalid"};
+  const std::string_view w = text_of(line, toks[i]);
+  for (std::string_view k : kWords)
+    if (iequals(w, k)) return true;
+  const size_t n = toks.size();
+  // could not; couldn't, can't (the apostrophe is a delimiter of its own).
+  if (iequals(w, "could") && i + 2 < n && is_blank_tok(line, toks[i + 1]) && toks[i + 2].kind == TokenKind::kWord &&
+      toks[i + 2].mark != kMarkVar && iequals(text_of(line, toks[i + 2]), "not"))
+    return true;
+  if ((iequals(w, "couldn") || iequals(w, "can")) && i + 2 < n && is_delim(line, toks[i + 1], '\'') &&
+      toks[i + 2].kind == TokenKind::kWord && iequals(text_of(line, toks[i + 2]), "t"))
+    return true;
+  return false;
+}
+
+bool has_letter(std::string_view w) {
+  for (char c : w)
+    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) return true;
+  return false;
+}
+
 }  // namespace
+
+std::string_view slot_rules_name(int version) {
+  switch (version) {
+    case 1: return "slots-v1";
+    case 2: return "slots-v2";
+    default: return "";
+  }
+}
+
+int parse_slot_rules(std::string_view name) {
+  if (name == "off") return kSlotRulesOff;
+  for (int v = 1; v <= kSlotRulesLatest; ++v)
+    if (name == slot_rules_name(v)) return v;
+  return -1;
+}
+
+bool mark_error_tail(std::string_view line, std::span<Token> toks) {
+  const size_t n = toks.size();
+  size_t words = 0;      // solid tokens of the current clause
+  bool failure = false;  // the clause has a failure word
+  bool in_quote = false; // inside a double-quoted span
+  for (size_t i = 0; i < n; ++i) {
+    const Token& t = toks[i];
+    const bool dash = t.kind != TokenKind::kVar && t.end == t.begin + 1 && line[t.begin] == '-' && i > 0 && i + 1 < n &&
+                      is_blank_tok(line, toks[i - 1]) && is_blank_tok(line, toks[i + 1]);
+    if (t.kind != TokenKind::kDelim && !dash) {
+      ++words;
+      if (!failure && t.kind == TokenKind::kWord && t.mark != kMarkVar) failure = is_failure_word(line, toks, i);
+      continue;
+    }
+    const char c = delim_char(line, t);
+    if (c == '"') in_quote = !in_quote;
+    const bool blank_next = i + 1 < n && is_blank_tok(line, toks[i + 1]);
+    // ", ", "; " and " - " start a new clause too: "Request failed - status: 500"
+    // is a status, not a cause. (A lone '-' is a word or a delimiter token.)
+    if (dash || ((c == ',' || c == ';') && blank_next)) {
+      words = 0;
+      failure = false;
+      continue;
+    }
+    if (c != ':' || !blank_next) continue;
+    // ": " ends a clause.
+    if (failure && words >= 2 && i > 0 && !is_delim(line, toks[i - 1], '"') && !is_delim(line, toks[i - 1], '\'')) {
+      size_t b = i + 1;
+      while (b < n && is_blank_tok(line, toks[b])) ++b;
+      // The cause ends at ", " (the statement's own text goes on: ",
+      // retrying", ", skipping"), at the closing quote, or at the line end.
+      size_t e = b;
+      while (e < n && !(in_quote && is_delim(line, toks[e], '"')) &&
+             !(is_delim(line, toks[e], ',') && e + 1 < n && is_blank_tok(line, toks[e + 1])))
+        ++e;
+      while (e > b && is_blank_tok(line, toks[e - 1])) --e;
+      bool cause = false;
+      for (size_t k = b; k < e && !cause; ++k)
+        cause = toks[k].kind == TokenKind::kWord && toks[k].mark != kMarkVar && has_letter(text_of(line, toks[k]));
+      if (!cause) return false;
+      mark(toks, b, e);
+      return true;
+    }
+    words = 0;
+    failure = false;
+  }
+  return false;
+}
 
 std::vector<std::string> slot_rule_kept_keys(const std::vector<std::string>& message_keys) {
   std::vector<std::string> keys = message_keys;
@@ -146,8 +239,9 @@ bool mark_access_line(std::string_view line, std::span<Token> toks) {
   return true;
 }
 
-void apply_slot_rules(std::string_view line, std::span<Token> toks, const std::vector<std::string>& kept_keys) {
-  if (toks.empty() || mark_access_line(line, toks)) return;
+void apply_slot_rules(std::string_view line, std::span<Token> toks, const std::vector<std::string>& kept_keys,
+                      int version) {
+  if (version <= kSlotRulesOff || toks.empty() || mark_access_line(line, toks)) return;
   const size_t n = toks.size();
 
   // quoted: '...', "..." and `...'.
@@ -212,6 +306,8 @@ void apply_slot_rules(std::string_view line, std::span<Token> toks, const std::v
     mark(toks, i + 2, j);
     i = j - 1;
   }
+
+  if (version >= 2) mark_error_tail(line, toks);
 }
 
 }  // namespace logsift

@@ -22,6 +22,21 @@
 //  kv       the value of key=value (key: a letter or '_' then letters,
 //           digits, '_', '.', '-'; nothing between key, '=' and value) up
 //           to the next blank or , ; ( ) [ ] { } < > | or quote.
+//  errtail  (slots-v2) the cause after a failure: "failed to sync pod X:
+//           connection refused", "Error loading X: Exec format error". At
+//           the first ": " whose clause (the text since the previous ": ",
+//           ", ", "; ", " - " or the line start) has two or more words, one of them a failure
+//           word (error, failed, fail, failure, unable, cannot, can't,
+//           could not, couldn't, problem, exception, refused, denied,
+//           invalid), what follows is one variable, up to the first ", "
+//           (the statement's own text goes on: ", retrying", ", skipping"),
+//           the closing quote when the ": " sits inside a double-quoted
+//           span, or the line end.
+//           The cause is the error value a statement passes to its format
+//           (Go's %v of err, C's %m / strerror, Java's getMessage()), so one
+//           statement keeps one template whatever failed underneath. A
+//           clause of one word ("error: ...", a level prefix) does not
+//           count, and a cause with no unmasked word is left alone.
 //
 // Not values: the value of a message key (msg="...", "message": "...", the
 // keys of message_keys, any case): a structured line the extractor did not
@@ -45,13 +60,25 @@
 
 namespace logsift {
 
-// The version of these rules: part of the cluster-id contract (GET /info).
-inline constexpr std::string_view kSlotRulesVersion = "slots-v1";
+// The versions of these rules: part of the cluster-id contract (GET /info).
+// slots-v1: access, quoted, kv. slots-v2: v1 + errtail.
+inline constexpr int kSlotRulesOff = 0;
+inline constexpr int kSlotRulesLatest = 2;
+inline constexpr std::string_view kSlotRulesVersion = "slots-v2";
 
-// Applies the rules to `tokens` (the tokens of `line`, in order).
-// `kept_keys`: keys whose value is not a slot (matched ASCII-case-
-// insensitively): slot_rule_kept_keys(message_keys).
-void apply_slot_rules(std::string_view line, std::span<Token> tokens, const std::vector<std::string>& kept_keys);
+// "slots-v1" / "slots-v2" for 1 / 2, "" for kSlotRulesOff.
+std::string_view slot_rules_name(int version);
+// The inverse of slot_rules_name plus "off"; -1 for anything else.
+int parse_slot_rules(std::string_view name);
+
+// Applies the rules of `version` (1 or 2; 0 does nothing) to `tokens` (the
+// tokens of `line`, in order). `kept_keys`: keys whose value is not a slot
+// (matched ASCII-case-insensitively): slot_rule_kept_keys(message_keys).
+void apply_slot_rules(std::string_view line, std::span<Token> tokens, const std::vector<std::string>& kept_keys,
+                      int version = kSlotRulesLatest);
+
+// The errtail rule alone (part of slots-v2): true if it marked a cause.
+bool mark_error_tail(std::string_view line, std::span<Token> tokens);
 
 // The message keys and "caller".
 std::vector<std::string> slot_rule_kept_keys(const std::vector<std::string>& message_keys);

@@ -80,6 +80,25 @@ TEST(Config, ValidationNamesTheBadKey) {
             "premask[0].regex");
 }
 
+TEST(Config, SlotRulesTakeAVersionOrABoolean) {
+  Config c = Config::defaults();
+  EXPECT_EQ(c.slot_rules, "slots-v2");
+  c.apply_string("slot_rules", "slots-v1");
+  EXPECT_EQ(c.slot_rules, "slots-v1");
+  // The boolean of earlier releases: false is off, true the latest rules.
+  c.apply_string("slot_rules", "false");
+  EXPECT_EQ(c.slot_rules, "off");
+  c.apply_json(nlohmann::json::parse(R"({"slot_rules": true})"));
+  EXPECT_EQ(c.slot_rules, "slots-v2");
+  c.apply_json(nlohmann::json::parse(R"({"slot_rules": false})"));
+  EXPECT_EQ(c.slot_rules, "off");
+  EXPECT_EQ(error_key([&] { c.apply_string("slot_rules", "slots-v9"); }), "slot_rules");
+  EXPECT_EQ(error_key([&] { c.apply_json(nlohmann::json::parse(R"({"slot_rules": 2})")); }), "slot_rules");
+  // Bytes that are no UTF-8 are a ConfigError too, not a JSON exception (found by fuzz_config).
+  EXPECT_EQ(error_key([&] { c.apply_string("slot_rules", "\xff\xfe"); }), "slot_rules");
+  EXPECT_EQ(c.slot_rules, "off");  // a rejected value changes nothing
+}
+
 TEST(Config, RedisStoreNeedsAValidUrlAndNeverShowsItsPassword) {
   Config c = Config::defaults();
   EXPECT_EQ(c.store, "sqlite");

@@ -45,7 +45,7 @@ TEST(NpmClients, LokiAndOtlpClientsDeliverEveryLineWithTheirLabels) {
   ASSERT_TRUE(server.start_ready());
   const int port = server.http_port();
   const std::string logged_in = "user <*> logged in from <*>";
-  const std::string payment = "payment failed: card declined for order <*>";
+  const std::string payment = "payment failed: <*>";  // slots-v2: the cause after a failure is a value
   struct Run {
     const char* script;
     const char* mode;

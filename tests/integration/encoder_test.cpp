@@ -134,7 +134,7 @@ TEST(BuiltinEncoderServe, InfoReportsContractAndFoundingPairSharesAnId) {
   EXPECT_EQ(j["lsh"]["bits"], 64) << j;
   EXPECT_EQ(j["lsh"]["seed"], 1337) << j;
   EXPECT_TRUE(j["denoiser"]["version"].is_string()) << j;
-  EXPECT_EQ(j["slot_rules"], "slots-v1") << j;
+  EXPECT_EQ(j["slot_rules"], "slots-v2") << j;
 
   HttpResponse a = post_infer(server.http_port(),
                               "com.amazonaws.SdkClientException: Unable to execute HTTP request: "
@@ -152,8 +152,9 @@ TEST(BuiltinEncoderServe, InfoReportsContractAndFoundingPairSharesAnId) {
 }
 
 // Slot rules over HTTP: one access-log statement and one quoted-value event
-// each get one id; with slot_rules off (the ids of earlier releases) /info
-// says so and the same lines split.
+// each get one id (slots-v1 and v2); two causes of one failure statement get
+// one id with slots-v2 only; with slot_rules off (the ids of earlier
+// releases) the same lines split. /info says which rules ran.
 TEST(BuiltinEncoderServe, SlotRulesJoinValuesThatLookLikeWords) {
   const std::vector<std::string> access = {
       R"x(10.1.2.3 - - [25/Nov/2026:10:00:01 +0000] "GET /index.html HTTP/1.1" 200 612 "-" "curl/8.4.0")x",
@@ -163,26 +164,33 @@ TEST(BuiltinEncoderServe, SlotRulesJoinValuesThatLookLikeWords) {
       "pam_limits(cron:session): Could not set limit for 'nofile' to soft=1024, hard=4096: Operation not permitted",
       "pam_limits(cron:session): Could not set limit for 'memlock' to soft=65536, hard=65536: Operation not permitted",
   };
-  for (bool on : {true, false}) {
+  const std::vector<std::string> causes = {
+      "failed to sync pod payments: dial tcp 10.0.0.7:443: connect: connection refused, will retry",
+      "failed to sync pod payments: context deadline exceeded, will retry",
+  };
+  for (const std::string mode : {"slots-v2", "slots-v1", "off"}) {
     TempDir data("logsift-slots-");
     ServerOptions opts;
     opts.data_dir = data.path();
-    if (!on) opts.args = {"--slot-rules", "false"};
+    if (mode == "off") opts.args = {"--slot-rules", "false"};  // the boolean of earlier releases still works
+    if (mode == "slots-v1") opts.args = {"--slot-rules", "slots-v1"};
     ServerProcess server(opts);
     ASSERT_TRUE(server.start_ready()) << server.log_text();
     json info = http_get(server.http_port(), "/info").json_body();
-    if (on)
-      EXPECT_EQ(info["slot_rules"], "slots-v1") << info;
-    else
+    if (mode == "off")
       EXPECT_TRUE(info["slot_rules"].is_null()) << info;
-    for (const auto* group : {&access, &quoted}) {
+    else
+      EXPECT_EQ(info["slot_rules"], mode) << info;
+    for (const auto* group : {&access, &quoted, &causes}) {
       std::vector<json> out;
       for (const auto& line : *group) {
         HttpResponse r = post_infer(server.http_port(), line);
         ASSERT_EQ(r.status, 200) << r.describe();
         out.push_back(r.json_body());
       }
-      if (on) {
+      const bool joined = mode == "slots-v2" || (mode == "slots-v1" && group != &causes);
+      SCOPED_TRACE(mode + ": " + (*group)[0]);
+      if (joined) {
         EXPECT_EQ(out[0]["cluster_id"], out[1]["cluster_id"]) << out[0] << "\n" << out[1];
         EXPECT_EQ(out[0]["template"], out[1]["template"]);
       } else {

@@ -76,6 +76,7 @@ const std::vector<std::string> kGoldenLines = {
     "Caused by: java.net.UnknownHostException: db-primary.internal",
     "level=warn ts=1551826296.275 caller=host.go:99 msg=\"webhook dispatched\" count=73",
     "!!!",
+    "failed to sync pod payments: dial tcp 10.0.0.7:443: connect: connection refused, will retry",
 };
 
 // The contract: same denoiser + encoder (log-encoder-v1) + LSH config + pre-mask
@@ -91,6 +92,7 @@ const std::vector<std::string> kGoldenIds = {
     "1b208528b8157b3f",
     "2c87c859411d5a16",  // slots-v1: kv masks level=, msg= and caller= stay (was a4f7c05cc93fda13)
     "191120fbdda70bd4",
+    "995288127c9f6677",  // slots-v2: the cause is one variable (slots-v1: 89268c0251bf4251, one id per cause)
 };
 
 TEST(ClusterIdContract, GoldenIds) {

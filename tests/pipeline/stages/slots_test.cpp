@@ -11,11 +11,11 @@ namespace logsift {
 namespace {
 
 // The template of `line` after the default pre-mask and the slot rules (no denoiser).
-std::string slotted(const std::string& line) {
+std::string slotted(const std::string& line, int version = kSlotRulesLatest) {
   static const Premasker pm(Config::defaults().premask);
   std::vector<Token> toks;
   tokenize(line, pm.find(line), &toks);
-  apply_slot_rules(line, toks, slot_rule_kept_keys({"msg", "message", "log", "text"}));
+  apply_slot_rules(line, toks, slot_rule_kept_keys({"msg", "message", "log", "text"}), version);
   return render_template(line, toks);
 }
 
@@ -28,7 +28,8 @@ TEST(SlotRules, QuotedValuesAreOneVariable) {
 }
 
 TEST(SlotRules, ApostrophesAreNoQuotes) {
-  EXPECT_EQ(slotted("Couldn't connect: the server's socket is gone"), "Couldn't connect: the server's socket is gone");
+  EXPECT_EQ(slotted("Couldn't connect: the server's socket is gone", 1),
+            "Couldn't connect: the server's socket is gone");
   EXPECT_EQ(slotted("can't open 'x' and don't retry"), "can't open '<*>' and don't retry");
   // An opening quote that never closes masks nothing, and stops the search
   // for that quote character (the pass stays linear).
@@ -61,6 +62,58 @@ TEST(SlotRules, KeyValueValues) {
   // A blank around '=' is prose or code, not a pair; keys start with a letter or '_'.
   EXPECT_EQ(slotted("where amount = total"), "where amount = total");
   EXPECT_EQ(slotted("flag --mode=fast"), "flag --mode=fast");
+}
+
+TEST(SlotRules, TheCauseAfterAFailureIsOneVariable) {
+  // Go's "failed to X: %v" with a wrapped error chain; a constant clause after ", " stays.
+  EXPECT_EQ(slotted("failed to sync pod web: dial tcp 10.0.0.7:443: connect: connection refused, retrying"),
+            "failed to sync pod web: <*>, retrying");
+  EXPECT_EQ(slotted("failed to sync pod web: context deadline exceeded, retrying"),
+            "failed to sync pod web: <*>, retrying");
+  // C's "X failed: %s" with strerror, and the other failure words.
+  EXPECT_EQ(slotted("LOGIN chdir(/p/gb2/x) failed: No such file or directory"), "LOGIN chdir(<*>) failed: <*>");
+  EXPECT_EQ(slotted("Couldn't connect: the server's socket is gone"), "Couldn't connect: <*>");
+  EXPECT_EQ(slotted("could not dial upstream: i/o timeout"), "could not dial upstream: <*>");
+  EXPECT_EQ(slotted("Can't open the socket: Permission denied"), "Can't open the socket: <*>");
+  EXPECT_EQ(slotted("Certificate verification problem 0x1f: Is a directory"),
+            "Certificate verification problem <*>: <*>");
+  // Inside a double-quoted message the cause ends at the closing quote.
+  EXPECT_EQ(slotted("level=warn msg=\"error writing events: disk full\" attempt=3"),
+            "level=<*> msg=\"error writing events: <*>\" attempt=<*>");
+  // The first qualifying clause decides; later ones are part of its cause.
+  EXPECT_EQ(slotted("sync: failed to load config: open /etc/a.conf: permission denied"),
+            "sync: failed to load config: <*>");
+}
+
+TEST(SlotRules, NoCauseWithoutAFailureClause) {
+  // A one-word clause is a level or a prefix, not a failure statement.
+  EXPECT_EQ(slotted("error: Received disconnect from 10.1.1.1: 11: Bye Bye [preauth]"),
+            "error: Received disconnect from <*>: <*>: Bye Bye [preauth]");
+  EXPECT_EQ(slotted("Error: config file missing"), "Error: config file missing");
+  // No failure word, no ": " after it, or nothing but pre-masked values after it.
+  EXPECT_EQ(slotted("Refreshing instance because: quota exceeded"), "Refreshing instance because: quota exceeded");
+  EXPECT_EQ(slotted("connection failed:timeout"), "connection failed:timeout");
+  // ", ", "; " and " - " start a clause: here the ": " ends a key, not a failure.
+  EXPECT_EQ(slotted("Request failed - status: 500 - retry in 1s"), "Request failed - status: <*> - retry in 1s");
+  EXPECT_EQ(slotted("sync failed, reason: quota exceeded"), "sync failed, reason: quota exceeded");
+  EXPECT_EQ(slotted("job failed; next try: in an hour"), "job failed; next try: in an hour");
+  EXPECT_EQ(slotted("cannot open file /etc/x.conf: 42"), "cannot open file <*>: <*>");
+  // A failure word as a JSON key's closing quote, and a word that contains one.
+  EXPECT_EQ(slotted("got {\"error\": \"disk full\"} back"), "got {\"error\": \"<*>\"} back");
+  EXPECT_EQ(slotted("ErrorHandler started: pool ready"), "ErrorHandler started: pool ready");
+}
+
+TEST(SlotRules, VersionsSelectTheRules) {
+  const std::string line = "failed to sync pod web: context deadline exceeded, retrying";
+  EXPECT_EQ(slotted(line, 1), line);
+  EXPECT_EQ(slotted(line, 2), "failed to sync pod web: <*>, retrying");
+  EXPECT_EQ(slotted("open 'x' failed: gone", kSlotRulesOff), "open 'x' failed: gone");
+  EXPECT_EQ(slotted("open 'x' failed: gone", 1), "open '<*>' failed: gone");
+  EXPECT_EQ(parse_slot_rules("slots-v1"), 1);
+  EXPECT_EQ(parse_slot_rules("slots-v2"), 2);
+  EXPECT_EQ(parse_slot_rules("off"), kSlotRulesOff);
+  EXPECT_EQ(parse_slot_rules("slots-v3"), -1);
+  EXPECT_EQ(slot_rules_name(kSlotRulesLatest), kSlotRulesVersion);
 }
 
 TEST(SlotRules, NcsaAccessLinesKeepOnlyTheirFieldStructure) {
@@ -112,10 +165,13 @@ TEST(SlotRules, LinearOnAdversarialLines) {
   std::string opens, pairs, kvs;
   for (int i = 0; i < 16384; ++i) opens += " 'a";
   for (int i = 0; i < 8192; ++i) pairs += " 'a' ";
+  std::string causes;
   for (int i = 0; i < 8192; ++i) kvs += "k=v:";
+  for (int i = 0; i < 8192; ++i) causes += "a b: x failed: ";
   EXPECT_EQ(slotted(opens), opens);
   EXPECT_EQ(slotted(pairs).size(), pairs.size() + 2 * 8192);  // each a -> <*>
   EXPECT_EQ(slotted(kvs), "k=<*>:");
+  EXPECT_EQ(slotted(causes), "a b: x failed: <*> ");  // the trailing blank is no part of the cause
 }
 
 }  // namespace
