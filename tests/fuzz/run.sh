@@ -24,7 +24,7 @@ flags=(-std=c++20 -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undef
        -I"$root" -I"$out/gen" -include utility)
 protoc --cpp_out="$out/gen" -I"$root/service/api/proto" "$root/service/api/proto/loki_push.proto" \
   "$root/service/api/proto/otlp_logs.proto"
-common=("$root/pipeline/core/structured.cpp" "$root/pipeline/core/envelope.cpp" "$root/pipeline/core/metrics.cpp" "$root/pipeline/core/memory.cpp")
+common=("$root/pipeline/core/structured.cpp" "$root/pipeline/core/syslog_message.cpp" "$root/pipeline/core/envelope.cpp" "$root/pipeline/core/metrics.cpp" "$root/pipeline/core/memory.cpp")
 build() {  # NAME SOURCES... -- LIBS...
   local name=$1; shift
   # Rebuilt when run.sh or any parser/pipeline-core/config source is newer than the binary.
