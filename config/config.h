@@ -47,6 +47,7 @@ struct Config {
   bool structured_messages = true;
   std::string message_keys;  // comma-separated
   bool structured_keep_caller = false;
+  bool syslog_headers = true;  // pipeline/core/structured.h: a text line's syslog header -> labels
   // message_keys split (split_list). Inline: the parsers' fuzz targets link
   // the envelope without config.cpp.
   std::vector<std::string> message_key_list() const {

@@ -146,18 +146,22 @@ std::optional<EnvelopeError> record_from_line(std::string_view line, const Confi
 void apply_structured(Record& r, const Config& c, Batch& batch) {
   if (!c.structured_messages || r.text.empty()) return;
   // Cheap gate for plain text: every structured form has '=', '{' or a
-  // klog "file.go:NN]" marker.
-  if (r.text.find_first_of("={]") == std::string_view::npos) return;
+  // klog "file.go:NN]" marker, or starts like a syslog header.
+  if (r.text.find_first_of("={]") == std::string_view::npos &&
+      !(c.syslog_headers && may_start_with_syslog_header(trim_blanks(r.text))))
+    return;
   // Options built once per thread and configuration (keys and limit compared
   // per line: a short string compare, no allocation).
   thread_local std::string cached_keys;
   thread_local int cached_max = -1;
   thread_local StructuredOptions opts;
-  if (cached_max != c.max_labels || cached_keys != c.message_keys || opts.keep_caller != c.structured_keep_caller) {
+  if (cached_max != c.max_labels || cached_keys != c.message_keys || opts.keep_caller != c.structured_keep_caller ||
+      opts.syslog_headers != c.syslog_headers) {
     opts = StructuredOptions{};
     opts.message_keys = c.message_key_list();
     opts.max_labels = c.max_labels;
     opts.keep_caller = c.structured_keep_caller;
+    opts.syslog_headers = c.syslog_headers;
     cached_keys = c.message_keys;
     cached_max = c.max_labels;
   }

@@ -1,5 +1,7 @@
 #include "pipeline/core/structured.h"
 
+#include "pipeline/core/syslog_message.h"
+
 #include <algorithm>
 #include <array>
 #include <cstring>
@@ -1041,7 +1043,47 @@ bool try_trailing_json(std::string_view line, const StructuredOptions& opts, Str
   return false;
 }
 
+// --- syslog header ---------------------------------------------------------
+
+bool is_level_word(std::string_view w) {
+  static constexpr std::string_view kLevels[] = {"trace", "debug",    "info",  "information", "notice", "warn",
+                                                 "warning", "error",  "err",   "crit",        "critical", "fatal",
+                                                 "alert",   "emerg",  "panic", "severe"};
+  for (std::string_view l : kLevels)
+    if (iequals(w, l)) return true;
+  return false;
+}
+
+// Takes a syslog header off `line` (see structured.h); false if it has none.
+bool try_syslog_text(std::string_view line, SyslogMessage* msg) {
+  std::string error;
+  SyslogParseOptions po;
+  po.now_ms = 1;  // the date is not used: skip the clock
+  po.max_sd_params = 0;
+  if (!parse_syslog(line, msg, &error, po)) return false;
+  if (trim_blanks(msg->message).empty()) return false;
+  if (msg->severity >= 0) return true;  // "<PRI>": a syslog frame
+  if (msg->timestamp_ms == 0 || msg->app_name.empty()) return false;
+  const size_t end = static_cast<size_t>(msg->app_name.data() - line.data()) + msg->app_name.size();
+  if (end >= line.size() || (line[end] != ':' && line[end] != '[')) return false;
+  return msg->hostname.empty() || !is_level_word(msg->hostname);
+}
+
 }  // namespace
+
+bool may_start_with_syslog_header(std::string_view t) {
+  if (t.size() < 8) return false;
+  if (t[0] == '<') return is_digit(t[1]);
+  if (t[0] >= 'A' && t[0] <= 'S') {  // every month name starts in A..S
+    static constexpr std::string_view kMonths[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                                   "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+    if (t[3] != ' ') return false;
+    for (std::string_view m : kMonths)
+      if (t.substr(0, 3) == m) return true;
+    return false;
+  }
+  return t.size() >= 11 && is_digit(t[0]) && is_digit(t[3]) && t[4] == '-' && t[7] == '-' && t[10] == 'T';
+}
 
 bool unquote_go_string(std::string_view inner, std::string* out) { return go_unquote(inner, out); }
 
@@ -1054,11 +1096,43 @@ bool extract_structured(std::string_view line, const StructuredOptions& opts, St
   scratch->clear();
   std::string_view t = trim_blanks(line);
   bool ok = false;
+  bool syslog = false;
+  Labels syslog_labels;
+  if (opts.syslog_headers && may_start_with_syslog_header(t)) {
+    SyslogMessage sm;
+    if (try_syslog_text(t, &sm)) {
+      syslog = true;
+      t = trim_blanks(sm.message);
+      LabelBuilder lb(structured_label_keys(), opts.max_labels);
+      if (!sm.app_name.empty()) lb.set(CanonicalLabel::kService, sm.app_name);
+      if (sm.severity >= 0) lb.set(CanonicalLabel::kLevel, syslog_severity_name(sm.severity));
+      if (!sm.hostname.empty()) lb.set(CanonicalLabel::kHost, sm.hostname);
+      syslog_labels = lb.finish();
+    }
+  }
   if (!t.empty()) {
     if (t.front() == '{') ok = try_json(t, opts, out, scratch);
     if (!ok && (t[0] == 'I' || t[0] == 'W' || t[0] == 'E' || t[0] == 'F')) ok = try_klog(t, opts, out, scratch);
     if (!ok && t.front() != '{') ok = try_logfmt(t, opts, out, scratch);
     if (!ok && opts.split_trailing_json) ok = try_trailing_json(t, opts, out, scratch);
+  }
+  if (syslog) {
+    if (!ok) {
+      out->message = t;
+      out->labels.clear();
+      out->kind = "syslog";
+    } else {
+      out->kind = "syslog+" + out->kind;
+    }
+    // The line's own fields win; the header fills what they leave out.
+    for (auto& kv : syslog_labels) {
+      if (static_cast<int>(out->labels.size()) >= opts.max_labels) break;
+      bool present = false;
+      for (const auto& have : out->labels) present |= have.first == kv.first;
+      if (!present) out->labels.push_back(std::move(kv));
+    }
+    out->structured = true;
+    return true;
   }
   if (!ok) {
     out->message = line;

@@ -3,6 +3,16 @@
 // to that message before clustering, for every input (HTTP, TCP, syslog, Loki,
 // OTLP, bulk).
 //
+// First, with opts.syslog_headers, a text line that starts with a syslog
+// header loses it: "<PRI>..." (a syslog frame, RFC 5424 or 3164), or a date
+// ("Mmm dd hh:mm:ss" or RFC 3339) then [HOST ]TAG[PID]: or [HOST ]TAG: (the
+// TAG's '[pid]' or ':' is required, and a HOST that is a level word such as
+// INFO means this is no syslog header), as /var/log/syslog, journalctl's
+// short output and syslog forwarders write lines. The TAG / APP-NAME becomes
+// the label "service", HOSTNAME "host", the PRI's severity "level"; the rest
+// is the message, and the forms below are tried on it ("syslog+logfmt": a
+// containerd line in the journal). Kind "syslog" if none of them fits.
+//
 // Recognised, in this order (the first that fits wins):
 //   json       a JSON object line. The message is the first of
 //              opts.message_keys (default msg, message, log, text, event,
@@ -154,6 +164,8 @@ struct StructuredOptions {
   bool keep_caller = false;
   // Recognise "free text {json object}" lines (winston's formats).
   bool split_trailing_json = true;
+  // Take a syslog header off a text line (see above).
+  bool syslog_headers = true;
 };
 
 struct StructuredLine {
@@ -162,7 +174,8 @@ struct StructuredLine {
   std::string_view message;
   Labels labels;
   bool structured = false;
-  // "json", "logfmt", "klog", "klog-structured", "text+json"; "text" if unstructured.
+  // "json", "logfmt", "klog", "klog-structured", "text+json", "syslog", "syslog+" one of
+  // the others; "text" if unstructured.
   std::string kind;
 };
 
@@ -172,5 +185,10 @@ struct StructuredLine {
 // removed: strip it before calling.
 bool extract_structured(std::string_view line, const StructuredOptions& opts, StructuredLine* out,
                         std::string* scratch);
+
+// A cheap test: could `line` start with a syslog header? ("<" then a digit, a
+// month name then a blank, or an RFC 3339 date "yyyy-mm-ddT"). Callers use it
+// to skip extract_structured on plain text.
+bool may_start_with_syslog_header(std::string_view line);
 
 }  // namespace logsift

@@ -34,13 +34,15 @@ int cmd_eval(const Args& a) {
   const bool structured = a.config.structured_messages;
   const std::vector<std::string> message_keys = a.config.message_key_list();
   const bool keep_caller = a.config.structured_keep_caller;
-  auto fn = [&pipeline, structured, &message_keys, keep_caller](const std::vector<std::string>& lines) {
+  const bool syslog_headers = a.config.syslog_headers;
+  auto fn = [&pipeline, structured, &message_keys, keep_caller, syslog_headers](const std::vector<std::string>& lines) {
     std::vector<std::string> texts;
     if (structured) {
       texts.reserve(lines.size());
       logsift::StructuredOptions opts;
       opts.message_keys = message_keys;
       opts.keep_caller = keep_caller;
+      opts.syslog_headers = syslog_headers;
       logsift::StructuredLine s;
       std::string scratch;
       for (const auto& l : lines) {

@@ -1,5 +1,6 @@
-// libFuzzer target: structured-line extraction (JSON, logfmt, klog,
-// text+JSON) and template parameter alignment.
+// libFuzzer target: structured-line extraction (syslog headers, JSON, logfmt,
+// klog, text+JSON) and template parameter alignment. The message must be a
+// view into the input or into the scratch string.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -14,7 +15,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   opts.keep_caller = size % 2 == 0;
   logsift::StructuredLine out;
   std::string scratch;
+  opts.syslog_headers = size % 3 != 0;
   logsift::extract_structured(in, opts, &out, &scratch);
+  auto inside = [](std::string_view v, std::string_view of) {
+    return v.empty() || (v.data() >= of.data() && v.data() + v.size() <= of.data() + of.size());
+  };
+  if (!inside(out.message, in) && !inside(out.message, scratch)) __builtin_trap();
   // template_params: the input split at its first NUL into template and text.
   const size_t nul = in.find('\0');
   if (nul != std::string_view::npos) {

@@ -135,6 +135,11 @@ TEST(BuiltinEncoderServe, InfoReportsContractAndFoundingPairSharesAnId) {
   EXPECT_EQ(j["lsh"]["seed"], 1337) << j;
   EXPECT_TRUE(j["denoiser"]["version"].is_string()) << j;
   EXPECT_EQ(j["slot_rules"], "slots-v2") << j;
+  // What reduces a structured or syslog-formatted line to its message is part of the contract too.
+  EXPECT_EQ(j["structured"]["enabled"], true) << j;
+  EXPECT_EQ(j["structured"]["syslog_headers"], true) << j;
+  EXPECT_EQ(j["structured"]["keep_caller"], false) << j;
+  EXPECT_EQ(j["structured"]["message_keys"][0], "msg") << j;
 
   HttpResponse a = post_infer(server.http_port(),
                               "com.amazonaws.SdkClientException: Unable to execute HTTP request: "

@@ -273,6 +273,29 @@ TEST_F(HttpApi, ClusterDetailsIncludeExamplesWithLabels) {
   EXPECT_EQ(c2["count"].get<long long>(), before + 2) << c2;
 }
 
+// A line as journalctl, /var/log/syslog or a syslog forwarder writes it is
+// clustered on its message: two hosts, two date formats, one id; the tag and
+// the host are the example's labels.
+TEST_F(HttpApi, SyslogFormattedTextLinesAreClusteredOnTheirMessage) {
+  json a = infer_ok(port_, "Nov 26 01:00:00 web-1 sshd[812]: Accepted publickey for syslogtest from 10.0.0.5 port 50122 ssh2");
+  json b = infer_ok(port_,
+                    "2026-11-26T01:00:07.5+00:00 db-9 sshd[90]: Accepted publickey for syslogtest from 10.0.0.6 port 50123 ssh2");
+  json c = infer_ok(port_, "<38>1 2026-11-26T01:00:09Z lb-2 sshd 77 - - Accepted publickey for syslogtest from 10.0.0.7 port 50124 ssh2");
+  EXPECT_EQ(a["cluster_id"], b["cluster_id"]) << a << "\n" << b;
+  EXPECT_EQ(a["cluster_id"], c["cluster_id"]) << a << "\n" << c;
+  const std::string tmpl = a.value("template", "");
+  EXPECT_EQ(tmpl.rfind("Accepted publickey for", 0), 0u) << "no header left in the template: " << tmpl;
+  json cl = http_get(port_, "/clusters/" + a["cluster_id"].get<std::string>()).json_body();
+  ASSERT_TRUE(cl.contains("examples") && cl["examples"].is_array()) << cl;
+  std::set<std::string> hosts;
+  for (const auto& ex : cl["examples"]) {
+    ASSERT_TRUE(ex.contains("labels")) << ex;
+    EXPECT_EQ(ex["labels"].value("service", ""), "sshd") << ex;
+    hosts.insert(ex["labels"].value("host", ""));
+  }
+  EXPECT_EQ(hosts, (std::set<std::string>{"web-1", "db-9", "lb-2"})) << cl;
+}
+
 TEST_F(HttpApi, ClusterQueryErrors) {
   // Unknown id: 404; malformed id: 400.
   auto unknown = http_get(port_, "/clusters/0123456789abcdef");

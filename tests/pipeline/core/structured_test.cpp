@@ -273,6 +273,83 @@ TEST(Structured, TrailingJson) {
   EXPECT_FALSE(run(R"(ends with {"a":1} trailing)").structured);
 }
 
+// --- syslog headers ---------------------------------------------------------
+
+TEST(Structured, SyslogHeaderOfATextLine) {
+  // journalctl's short output and /var/log/syslog: date, host, tag[pid]:
+  auto e = run("Nov 26 01:00:00 web-1 sshd[812]: Accepted publickey for deploy from 10.0.0.5 port 50122 ssh2");
+  EXPECT_TRUE(e.structured);
+  EXPECT_EQ(e.kind, "syslog");
+  EXPECT_EQ(e.message, "Accepted publickey for deploy from 10.0.0.5 port 50122 ssh2");
+  EXPECT_EQ(e.labels, L({{"service", "sshd"}, {"host", "web-1"}}));
+  // A tag with ':' only, a one-digit day, an RFC 3339 date (rsyslog's high-precision format).
+  e = run("Nov  6 01:00:00 db-2 CRON: pam_unix(cron:session): session opened for user root");
+  EXPECT_EQ(e.message, "pam_unix(cron:session): session opened for user root");
+  EXPECT_EQ(e.labels, L({{"service", "CRON"}, {"host", "db-2"}}));
+  e = run("2026-11-26T01:00:00.123456+00:00 ip-10-1-2-3 kernel: Out of memory: Killed process 4242 (java)");
+  EXPECT_EQ(e.message, "Out of memory: Killed process 4242 (java)");
+  EXPECT_EQ(e.labels, L({{"service", "kernel"}, {"host", "ip-10-1-2-3"}}));
+  // No host: the tag right after the date needs its [pid].
+  e = run("Nov 26 01:00:00 systemd[1]: Started Session 4 of user deploy.");
+  EXPECT_EQ(e.message, "Started Session 4 of user deploy.");
+  EXPECT_EQ(e.labels, L({{"service", "systemd"}}));
+}
+
+TEST(Structured, SyslogFramesWithPri) {
+  // RFC 5424, as a forwarder writes it into a file or a TCP stream of lines.
+  auto e = run("<86>1 2026-11-26T01:00:00.905Z web122.example.net decorators 992089 - - action_type (x) is not valid");
+  EXPECT_EQ(e.kind, "syslog");
+  EXPECT_EQ(e.message, "action_type (x) is not valid");
+  EXPECT_EQ(e.labels, L({{"service", "decorators"}, {"level", "info"}, {"host", "web122.example.net"}}));
+  // RFC 3164 with a PRI.
+  e = run("<11>Nov 23 04:25:45 vm myapp: payment failed: card declined");
+  EXPECT_EQ(e.message, "payment failed: card declined");
+  EXPECT_EQ(e.labels, L({{"service", "myapp"}, {"level", "err"}, {"host", "vm"}}));
+}
+
+TEST(Structured, SyslogThenTheLinesOwnStructure) {
+  // containerd in the journal: a logfmt message behind the header. The line's
+  // own fields win; the header fills in what they leave out.
+  auto e = run("Nov 26 01:00:00 node-3 containerd[901]: time=\"2026-11-26T01:00:00Z\" level=warning "
+               "msg=\"cleanup warnings\" namespace=k8s.io");
+  EXPECT_EQ(e.kind, "syslog+logfmt");
+  EXPECT_EQ(e.message, "cleanup warnings");
+  EXPECT_EQ(e.labels, L({{"level", "warning"}, {"service", "containerd"}, {"host", "node-3"}}));
+  // kubelet's klog behind the header.
+  e = run("Nov 26 01:00:00 node-3 kubelet[77]: E1126 01:00:00.000000      77 pod_workers.go:1298] "
+          "\"Error syncing pod, skipping\" pod=\"default/web-0\"");
+  EXPECT_EQ(e.kind, "syslog+klog-structured");
+  EXPECT_EQ(e.message, "Error syncing pod, skipping");
+  // A JSON message behind a PRI.
+  e = run(R"(<14>1 2026-11-26T01:00:00Z h app - - - {"msg":"ready","level":"debug"})");
+  EXPECT_EQ(e.kind, "syslog+json");
+  EXPECT_EQ(e.message, "ready");
+  EXPECT_EQ(e.labels, L({{"level", "debug"}, {"service", "app"}, {"host", "h"}}));
+}
+
+TEST(Structured, NoSyslogHeaderNoChange) {
+  // A date then a level and text: no tag with its marker, or a "host" that is a level.
+  for (const char* line : {"2026-11-26T01:00:00Z INFO main: server started on :8080",
+                           "2026-11-26T01:00:00Z ERROR connection lost",
+                           "Nov 26 01:00:00 just some words here",
+                           "Nov is when the report: arrives",
+                           "sshd[812]: Accepted publickey for deploy",
+                           "2026-11-26 01:00:00 web-1 sshd[812]: no 'T' in the date"}) {
+    auto e = run(line);
+    EXPECT_FALSE(e.structured) << line;
+    EXPECT_EQ(e.message, line);
+  }
+  // Switched off, a syslog line is text.
+  StructuredOptions o;
+  o.syslog_headers = false;
+  EXPECT_FALSE(run("Nov 26 01:00:00 web-1 sshd[812]: Accepted publickey for deploy", o).structured);
+  EXPECT_TRUE(may_start_with_syslog_header("<13>1 - h app - - - m"));
+  EXPECT_TRUE(may_start_with_syslog_header("Dec 31 23:59:59 h t: m"));
+  EXPECT_TRUE(may_start_with_syslog_header("2026-11-26T01:00:00Z h t: m"));
+  EXPECT_FALSE(may_start_with_syslog_header("Connection refused"));
+  EXPECT_FALSE(may_start_with_syslog_header("2026-11-26 01:00:00 x"));
+}
+
 // --- general ----------------------------------------------------------------
 
 TEST(Structured, PlainText) {

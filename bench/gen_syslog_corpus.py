@@ -1,0 +1,39 @@
+#!/usr/bin/python3
+"""Syslog-formatted text corpus for the syslog-header path of `logsift cluster`.
+
+Usage: bench/gen_syslog_corpus.py SOURCE N [SEED] > OUT
+
+Each output line is a message of SOURCE (e.g. a bench/gen_corpus.py file,
+cycled) behind a header as journalctl / /var/log/syslog (BSD date, host,
+tag[pid]:) or rsyslog's high-precision format (RFC 3339 date) writes it:
+    Nov 26 01:00:07 web-12 app[4242]: <message>
+    2026-11-26T01:00:07.123456+00:00 web-12 app[4242]: <message>
+50 hosts, 12 tags, random pids. Every line goes through the syslog-header
+extraction (structured_messages, syslog_headers).
+"""
+import random
+import sys
+
+MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+TAGS = ["sshd", "kernel", "systemd", "cron", "nginx", "app", "worker", "containerd", "kubelet", "dockerd",
+        "postfix/smtpd", "rsyslogd"]
+
+
+def main():
+    src, n = sys.argv[1], int(sys.argv[2])
+    rng = random.Random(int(sys.argv[3]) if len(sys.argv) > 3 else 7)
+    lines = open(src, encoding="utf-8", errors="replace").read().splitlines()
+    out = sys.stdout
+    for i in range(n):
+        host = "web-%d" % rng.randint(1, 50)
+        tag = rng.choice(TAGS)
+        h, m, s = rng.randint(0, 23), rng.randint(0, 59), rng.randint(0, 59)
+        if i % 2:
+            date = "%s %2d %02d:%02d:%02d" % (rng.choice(MONTHS), rng.randint(1, 28), h, m, s)
+        else:
+            date = "2026-11-%02dT%02d:%02d:%02d.%06d+00:00" % (rng.randint(1, 28), h, m, s, rng.randint(0, 999999))
+        out.write("%s %s %s[%d]: %s\n" % (date, host, tag, rng.randint(1, 99999), lines[i % len(lines)]))
+
+
+if __name__ == "__main__":
+    main()
