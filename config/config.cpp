@@ -139,7 +139,7 @@ json get_premask(const Config& c) {
 
 const std::vector<KeyDesc>& key_table() {
   static const std::vector<KeyDesc> table = {
-      LS_STR(http_host), LS_INT(http_port), LS_STR(tcp_host), LS_INT(tcp_port), LS_BOOL(structured_messages), LS_STR(message_keys), LS_BOOL(structured_keep_caller), LS_BOOL(syslog_headers), LS_STR(syslog_host), LS_INT(syslog_port), LS_INT(io_threads),
+      LS_STR(http_host), LS_INT(http_port), LS_STR(tcp_host), LS_INT(tcp_port), LS_BOOL(structured_messages), LS_STR(message_keys), LS_BOOL(structured_keep_caller), LS_BOOL(syslog_headers), LS_BOOL(app_layouts), LS_STR(syslog_host), LS_INT(syslog_port), LS_INT(io_threads),
       LS_STR(data_dir), LS_STR(store), LS_STR(redis_url), LS_STR(redis_key_prefix), LS_INT(redis_timeout_ms),
       LS_STR(redis_tls_ca_file), LS_INT(redis_claim_idle_ms), LS_INT(redis_buffer_bytes), LS_STR(redis_ingest_stream), LS_STR(redis_ingest_group), LS_INT(max_http_connections), LS_INT(max_tcp_connections), LS_INT(max_body_bytes), LS_INT(max_header_bytes),
       LS_INT(max_line_bytes), LS_INT(max_lines_per_request), LS_INT(http_idle_timeout_ms),

@@ -48,6 +48,7 @@ struct Config {
   std::string message_keys;  // comma-separated
   bool structured_keep_caller = false;
   bool syslog_headers = true;  // pipeline/core/structured.h: a text line's syslog header -> labels
+  bool app_layouts = true;     // pipeline/core/structured.h: Spring Boot / log4j / logback text layouts -> labels
   // message_keys split (split_list). Inline: the parsers' fuzz targets link
   // the envelope without config.cpp.
   std::vector<std::string> message_key_list() const {

@@ -146,9 +146,11 @@ std::optional<EnvelopeError> record_from_line(std::string_view line, const Confi
 void apply_structured(Record& r, const Config& c, Batch& batch) {
   if (!c.structured_messages || r.text.empty()) return;
   // Cheap gate for plain text: every structured form has '=', '{' or a
-  // klog "file.go:NN]" marker, or starts like a syslog header.
+  // klog "file.go:NN]" marker, or starts like a syslog header or with the
+  // date of a Java layout.
   if (r.text.find_first_of("={]") == std::string_view::npos &&
-      !(c.syslog_headers && may_start_with_syslog_header(trim_blanks(r.text))))
+      !(c.syslog_headers && may_start_with_syslog_header(trim_blanks(r.text))) &&
+      !(c.app_layouts && may_start_with_app_layout(trim_blanks(r.text))))
     return;
   // Options built once per thread and configuration (keys and limit compared
   // per line: a short string compare, no allocation).
@@ -156,12 +158,13 @@ void apply_structured(Record& r, const Config& c, Batch& batch) {
   thread_local int cached_max = -1;
   thread_local StructuredOptions opts;
   if (cached_max != c.max_labels || cached_keys != c.message_keys || opts.keep_caller != c.structured_keep_caller ||
-      opts.syslog_headers != c.syslog_headers) {
+      opts.syslog_headers != c.syslog_headers || opts.app_layouts != c.app_layouts) {
     opts = StructuredOptions{};
     opts.message_keys = c.message_key_list();
     opts.max_labels = c.max_labels;
     opts.keep_caller = c.structured_keep_caller;
     opts.syslog_headers = c.syslog_headers;
+    opts.app_layouts = c.app_layouts;
     cached_keys = c.message_keys;
     cached_max = c.max_labels;
   }

@@ -1043,6 +1043,140 @@ bool try_trailing_json(std::string_view line, const StructuredOptions& opts, Str
   return false;
 }
 
+// --- Java layouts ------------------------------------------------------------
+
+// "yyyy-mm-dd[T ]hh:mm:ss[.,frac][Z|+hh:mm|+hhmm]" or logback's "hh:mm:ss.SSS"
+// at s[*i]; advances *i past it.
+bool skip_java_time(std::string_view s, size_t* i) {
+  auto digits = [&](size_t at, size_t n) {
+    if (at + n > s.size()) return false;
+    for (size_t k = at; k < at + n; ++k)
+      if (!is_digit(s[k])) return false;
+    return true;
+  };
+  size_t j = *i;
+  if (digits(j, 4) && j + 10 < s.size() && s[j + 4] == '-' && digits(j + 5, 2) && s[j + 7] == '-' &&
+      digits(j + 8, 2) && (s[j + 10] == 'T' || s[j + 10] == ' '))
+    j += 11;
+  if (!(digits(j, 2) && j + 8 <= s.size() && s[j + 2] == ':' && digits(j + 3, 2) && s[j + 5] == ':' &&
+        digits(j + 6, 2)))
+    return false;
+  const bool date = j != *i;
+  j += 8;
+  if (j < s.size() && (s[j] == '.' || s[j] == ',') && digits(j + 1, 1)) {
+    ++j;
+    while (j < s.size() && is_digit(s[j])) ++j;
+  } else if (!date) {
+    return false;  // a bare hh:mm:ss is too little to go on
+  }
+  if (j < s.size() && s[j] == 'Z') {
+    ++j;
+  } else if (j < s.size() && (s[j] == '+' || s[j] == '-') && digits(j + 1, 2)) {
+    j += 3;
+    if (j < s.size() && s[j] == ':') ++j;
+    if (digits(j, 2)) j += 2;
+  }
+  if (j >= s.size() || s[j] != ' ') return false;
+  *i = j;
+  return true;
+}
+
+void skip_blanks(std::string_view s, size_t* i) {
+  while (*i < s.size() && s[*i] == ' ') ++*i;
+}
+
+// An upper-case level word at s[*i], then a blank.
+bool read_java_level(std::string_view s, size_t* i, std::string_view* level) {
+  static constexpr std::string_view kLevels[] = {"TRACE", "DEBUG", "INFO", "WARN", "WARNING", "ERROR", "FATAL", "SEVERE"};
+  size_t j = *i;
+  while (j < s.size() && s[j] >= 'A' && s[j] <= 'Z') ++j;
+  if (j >= s.size() || s[j] != ' ') return false;
+  for (std::string_view l : kLevels)
+    if (s.substr(*i, j - *i) == l) {
+      *level = l;
+      *i = j;
+      return true;
+    }
+  return false;
+}
+
+// "[...]" at s[*i] (no nesting; a thread name may hold blanks and '|').
+bool skip_bracket(std::string_view s, size_t* i) {
+  if (*i >= s.size() || s[*i] != '[') return false;
+  const size_t close = s.find(']', *i + 1);
+  if (close == std::string_view::npos || close - *i > 256) return false;
+  *i = close + 1;
+  return *i < s.size() && s[*i] == ' ';
+}
+
+// A logger name (a Java class or a dotted name) at s[*i], then blanks, then
+// `sep` and a blank. Returns the logger.
+bool read_java_logger(std::string_view s, size_t* i, char sep, std::string_view* logger) {
+  const size_t b = *i;
+  size_t j = b;
+  while (j < s.size() && s[j] != ' ') {
+    const char c = s[j];
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_digit(c) || c == '.' || c == '_' || c == '$' ||
+          c == '-'))
+      return false;
+    ++j;
+  }
+  if (j == b || j - b > 256) return false;
+  *logger = s.substr(b, j - b);
+  skip_blanks(s, &j);
+  if (j + 1 >= s.size() || s[j] != sep || s[j + 1] != ' ') return false;
+  *i = j + 2;
+  return true;
+}
+
+// The default text layouts of the JVM's logging libraries (see structured.h).
+bool try_java_layout(std::string_view line, const StructuredOptions& opts, StructuredLine* out,
+                     std::string* scratch) {
+  size_t i = 0;
+  if (line.size() < 24 || !is_digit(line[0]) || !skip_java_time(line, &i)) return false;
+  skip_blanks(line, &i);
+  if (i >= line.size()) return false;
+  std::string_view level, logger;
+  if (line[i] == '[') {
+    // logback: TIME [THREAD] LEVEL LOGGER - MSG
+    if (!skip_bracket(line, &i)) return false;
+    skip_blanks(line, &i);
+    if (!read_java_level(line, &i, &level)) return false;
+    skip_blanks(line, &i);
+    if (!read_java_logger(line, &i, '-', &logger)) return false;
+  } else {
+    if (!read_java_level(line, &i, &level)) return false;
+    skip_blanks(line, &i);
+    if (i < line.size() && is_digit(line[i])) {
+      // Spring Boot: TIME LEVEL PID --- [APP] [THREAD] LOGGER : MSG
+      while (i < line.size() && is_digit(line[i])) ++i;
+      if (line.substr(i, 5) != " --- ") return false;
+      i += 5;
+      skip_blanks(line, &i);
+      if (!skip_bracket(line, &i)) return false;
+      skip_blanks(line, &i);
+      if (i < line.size() && line[i] == '[' && !skip_bracket(line, &i)) return false;  // [APP] [THREAD]
+      skip_blanks(line, &i);
+      if (!read_java_logger(line, &i, ':', &logger)) return false;
+    } else {
+      // log4j / logback PatternLayout: TIME LEVEL [THREAD] LOGGER - MSG
+      if (!skip_bracket(line, &i)) return false;
+      skip_blanks(line, &i);
+      if (!read_java_logger(line, &i, '-', &logger)) return false;
+    }
+  }
+  std::string_view msg = trim_blanks(line.substr(i));
+  if (msg.empty()) return false;
+  LabelBuilder lb(structured_label_keys(), opts.max_labels, false, &opts.keep_keys);
+  lb.set(CanonicalLabel::kLevel, level);
+  lb.set(CanonicalLabel::kService, logger);
+  if (opts.keep_caller) msg = with_caller(logger, msg, scratch);
+  out->message = msg;
+  out->labels = lb.finish();
+  out->kind = "java";
+  return true;
+}
+
 // --- syslog header ---------------------------------------------------------
 
 bool is_level_word(std::string_view w) {
@@ -1085,6 +1219,12 @@ bool may_start_with_syslog_header(std::string_view t) {
   return t.size() >= 11 && is_digit(t[0]) && is_digit(t[3]) && t[4] == '-' && t[7] == '-' && t[10] == 'T';
 }
 
+bool may_start_with_app_layout(std::string_view t) {
+  if (t.size() < 24 || !is_digit(t[0])) return false;
+  size_t i = 0;
+  return skip_java_time(t, &i);
+}
+
 bool unquote_go_string(std::string_view inner, std::string* out) { return go_unquote(inner, out); }
 
 bool extract_structured(std::string_view line, const StructuredOptions& opts, StructuredLine* out,
@@ -1111,7 +1251,8 @@ bool extract_structured(std::string_view line, const StructuredOptions& opts, St
     }
   }
   if (!t.empty()) {
-    if (t.front() == '{') ok = try_json(t, opts, out, scratch);
+    if (opts.app_layouts && is_digit(t[0])) ok = try_java_layout(t, opts, out, scratch);
+    if (!ok && t.front() == '{') ok = try_json(t, opts, out, scratch);
     if (!ok && (t[0] == 'I' || t[0] == 'W' || t[0] == 'E' || t[0] == 'F')) ok = try_klog(t, opts, out, scratch);
     if (!ok && t.front() != '{') ok = try_logfmt(t, opts, out, scratch);
     if (!ok && opts.split_trailing_json) ok = try_trailing_json(t, opts, out, scratch);

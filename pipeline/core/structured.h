@@ -14,6 +14,18 @@
 // containerd line in the journal). Kind "syslog" if none of them fits.
 //
 // Recognised, in this order (the first that fits wins):
+//   java       (opts.app_layouts) the default text layouts of the JVM's
+//              logging libraries; the message is the rest, level and logger
+//              become labels (level, service), date, pid and thread go:
+//                Spring Boot  DATE TIME LEVEL PID --- [APP] [THREAD] LOGGER : msg
+//                             ([APP] optional; any run of blanks between fields)
+//                log4j        DATE TIME LEVEL [THREAD] LOGGER - msg
+//                logback      TIME [THREAD] LEVEL LOGGER - msg
+//              DATE TIME: "yyyy-mm-dd[T ]hh:mm:ss" with an optional ".frac"
+//              or ",frac" and zone; logback's TIME alone needs its fraction.
+//              LEVEL: TRACE DEBUG INFO WARN WARNING ERROR FATAL SEVERE.
+//              The thread (it varies for one statement) never reaches the
+//              template; with opts.keep_caller the logger goes in front.
 //   json       a JSON object line. The message is the first of
 //              opts.message_keys (default msg, message, log, text, event,
 //              short_message, @message, @mt, @m, body, textPayload) that holds
@@ -166,6 +178,8 @@ struct StructuredOptions {
   bool split_trailing_json = true;
   // Take a syslog header off a text line (see above).
   bool syslog_headers = true;
+  // Recognise the JVM logging libraries' text layouts (see above).
+  bool app_layouts = true;
 };
 
 struct StructuredLine {
@@ -174,7 +188,7 @@ struct StructuredLine {
   std::string_view message;
   Labels labels;
   bool structured = false;
-  // "json", "logfmt", "klog", "klog-structured", "text+json", "syslog", "syslog+" one of
+  // "java", "json", "logfmt", "klog", "klog-structured", "text+json", "syslog", "syslog+" one of
   // the others; "text" if unstructured.
   std::string kind;
 };
@@ -190,5 +204,7 @@ bool extract_structured(std::string_view line, const StructuredOptions& opts, St
 // month name then a blank, or an RFC 3339 date "yyyy-mm-ddT"). Callers use it
 // to skip extract_structured on plain text.
 bool may_start_with_syslog_header(std::string_view line);
+// The same for the Java layouts: does `line` start with their date/time?
+bool may_start_with_app_layout(std::string_view line);
 
 }  // namespace logsift

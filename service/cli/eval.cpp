@@ -35,7 +35,9 @@ int cmd_eval(const Args& a) {
   const std::vector<std::string> message_keys = a.config.message_key_list();
   const bool keep_caller = a.config.structured_keep_caller;
   const bool syslog_headers = a.config.syslog_headers;
-  auto fn = [&pipeline, structured, &message_keys, keep_caller, syslog_headers](const std::vector<std::string>& lines) {
+  const bool app_layouts = a.config.app_layouts;
+  auto fn = [&pipeline, structured, &message_keys, keep_caller, syslog_headers,
+             app_layouts](const std::vector<std::string>& lines) {
     std::vector<std::string> texts;
     if (structured) {
       texts.reserve(lines.size());
@@ -43,6 +45,7 @@ int cmd_eval(const Args& a) {
       opts.message_keys = message_keys;
       opts.keep_caller = keep_caller;
       opts.syslog_headers = syslog_headers;
+      opts.app_layouts = app_layouts;
       logsift::StructuredLine s;
       std::string scratch;
       for (const auto& l : lines) {

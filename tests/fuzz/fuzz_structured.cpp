@@ -1,4 +1,4 @@
-// libFuzzer target: structured-line extraction (syslog headers, JSON, logfmt,
+// libFuzzer target: structured-line extraction (syslog headers, Java layouts, JSON, logfmt,
 // klog, text+JSON) and template parameter alignment. The message must be a
 // view into the input or into the scratch string.
 #include <cstddef>
@@ -16,6 +16,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   logsift::StructuredLine out;
   std::string scratch;
   opts.syslog_headers = size % 3 != 0;
+  opts.app_layouts = size % 5 != 0;
   logsift::extract_structured(in, opts, &out, &scratch);
   auto inside = [](std::string_view v, std::string_view of) {
     return v.empty() || (v.data() >= of.data() && v.data() + v.size() <= of.data() + of.size());

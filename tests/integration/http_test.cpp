@@ -296,6 +296,26 @@ TEST_F(HttpApi, SyslogFormattedTextLinesAreClusteredOnTheirMessage) {
   EXPECT_EQ(hosts, (std::set<std::string>{"web-1", "db-9", "lb-2"})) << cl;
 }
 
+// One Spring Boot statement logged from three threads is one id; the level
+// and the logger are the example's labels.
+TEST_F(HttpApi, JavaLayoutLinesAreClusteredOnTheirMessageWhateverTheThread) {
+  const std::string head = "2026-11-26T01:00:0";
+  json a = infer_ok(port_, head + "0.123Z  INFO 4242 --- [           main] c.e.orders.JavaLayoutTest                : "
+                                  "Order placed for customer 17");
+  json b = infer_ok(port_, head + "1.456Z  INFO 4242 --- [nio-8080-exec-3] c.e.orders.JavaLayoutTest                : "
+                                  "Order placed for customer 18");
+  json c = infer_ok(port_, "2026-11-26 01:00:02,789 INFO  [scheduling-1] c.e.orders.JavaLayoutTest - Order placed for customer 19");
+  EXPECT_EQ(a["cluster_id"], b["cluster_id"]) << a << "\n" << b;
+  EXPECT_EQ(a["cluster_id"], c["cluster_id"]) << a << "\n" << c;
+  EXPECT_EQ(a.value("template", "").rfind("Order placed for customer", 0), 0u) << a;
+  json cl = http_get(port_, "/clusters/" + a["cluster_id"].get<std::string>()).json_body();
+  ASSERT_TRUE(cl.contains("examples") && !cl["examples"].empty()) << cl;
+  for (const auto& ex : cl["examples"]) {
+    EXPECT_EQ(ex["labels"].value("service", ""), "c.e.orders.JavaLayoutTest") << ex;
+    EXPECT_EQ(ex["labels"].value("level", ""), "info") << ex;
+  }
+}
+
 TEST_F(HttpApi, ClusterQueryErrors) {
   // Unknown id: 404; malformed id: 400.
   auto unknown = http_get(port_, "/clusters/0123456789abcdef");

@@ -350,6 +350,59 @@ TEST(Structured, NoSyslogHeaderNoChange) {
   EXPECT_FALSE(may_start_with_syslog_header("2026-11-26 01:00:00 x"));
 }
 
+// --- Java layouts -------------------------------------------------------------
+
+TEST(Structured, JavaLayouts) {
+  // Spring Boot's default: the thread (padded, and different for each line of
+  // one statement) and the pid go; level and logger become labels.
+  auto e = run("2026-11-26T01:00:00.123Z  INFO 4242 --- [nio-8080-exec-3] c.e.orders.OrderService                  "
+               ": Order placed for customer 17");
+  EXPECT_TRUE(e.structured);
+  EXPECT_EQ(e.kind, "java");
+  EXPECT_EQ(e.message, "Order placed for customer 17");
+  EXPECT_EQ(e.labels, L({{"service", "c.e.orders.OrderService"}, {"level", "info"}}));
+  // Spring Boot 3.2+ with the application name, a zone offset.
+  e = run("2026-11-26T01:00:00.123+01:00 ERROR 7 --- [orders] [           main] o.s.boot.SpringApplication"
+          " : Application run failed");
+  EXPECT_EQ(e.message, "Application run failed");
+  EXPECT_EQ(e.labels, L({{"service", "o.s.boot.SpringApplication"}, {"level", "error"}}));
+  // log4j / logback PatternLayout "%d %-5p [%t] %c - %m", a thread name with blanks and '|'.
+  e = run("2019-08-19 19:20:44,909 WARN  [kafka-producer-network-thread | producer-7] "
+          "org.apache.kafka.clients.NetworkClient - Connection to node 1 could not be established");
+  EXPECT_EQ(e.kind, "java");
+  EXPECT_EQ(e.message, "Connection to node 1 could not be established");
+  EXPECT_EQ(e.labels, L({{"service", "org.apache.kafka.clients.NetworkClient"}, {"level", "warn"}}));
+  // logback's default "%d{HH:mm:ss.SSS} [%thread] %-5level %logger{36} - %msg".
+  e = run("01:00:00.123 [main] DEBUG com.example.App - cache warmed in 12 ms");
+  EXPECT_EQ(e.message, "cache warmed in 12 ms");
+  EXPECT_EQ(e.labels, L({{"service", "com.example.App"}, {"level", "debug"}}));
+  // keep_caller keeps the logger in front, as for the other forms.
+  StructuredOptions o;
+  o.keep_caller = true;
+  EXPECT_EQ(run("01:00:00.123 [main] DEBUG com.example.App - cache warmed", o).message,
+            "caller=com.example.App cache warmed");
+}
+
+TEST(Structured, NoJavaLayoutNoChange) {
+  for (const char* line : {"2026-11-26 01:00:00 INFO something happened - again",  // no [thread], no logger
+                           "2026-11-26 01:00:00,123 INFO [main] two words - x",     // a logger has no blank
+                           "01:00:00 [main] DEBUG com.example.App - no fraction",  // a bare time is too little
+                           "2026-11-26 01:00:00,123 NOTICE [main] a.B - not a JVM level",
+                           "12 - 3 = 9",
+                           "2026-11-26T01:00:00.123Z                    "}) {  // a date and blanks only
+    auto e = run(line);
+    EXPECT_FALSE(e.structured) << line;
+    EXPECT_EQ(e.message, line);
+  }
+  StructuredOptions o;
+  o.app_layouts = false;
+  EXPECT_FALSE(run("01:00:00.123 [main] DEBUG com.example.App - cache warmed", o).structured);
+  EXPECT_TRUE(may_start_with_app_layout("2026-11-26T01:00:00.123Z  INFO 1 --- [main] a.B : m"));
+  EXPECT_TRUE(may_start_with_app_layout("01:00:00.123 [main] DEBUG com.example.App - m"));
+  EXPECT_FALSE(may_start_with_app_layout("Order placed for customer 17 - again"));
+  EXPECT_FALSE(may_start_with_app_layout("01:00:00 [main] DEBUG com.example.App - m"));
+}
+
 // --- general ----------------------------------------------------------------
 
 TEST(Structured, PlainText) {
