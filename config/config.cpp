@@ -1,6 +1,7 @@
 #include "config/config.h"
 
 #include "config/cidr.h"
+#include "pipeline/stages/slots.h"
 #include "pipeline/store/redis.h"
 
 #include <algorithm>
@@ -101,27 +102,21 @@ void set_premask(Config& c, const json& v) {
   c.premask = std::move(out);
 }
 
-// slot_rules: a version name, "off", or (as before slots-v2) a boolean:
-// true is the latest rules, false is "off".
+// slot_rules: a version name of pipeline/stages/slots.h, "off", or (as before
+// slots-v2) a boolean: true is the latest rules, false is "off".
 void set_slot_rules(Config& c, const json& v) {
-  static const char* const kNames[] = {"slots-v2", "slots-v1", "off"};
   if (v.is_boolean()) {
-    c.slot_rules = v.get<bool>() ? kNames[0] : "off";
+    c.slot_rules = v.get<bool>() ? kSlotRulesVersion : "off";
     return;
   }
   if (v.is_string()) {
     const std::string s = v.get<std::string>();
-    for (const char* name : kNames)
-      if (s == name) {
-        c.slot_rules = s;
-        return;
-      }
-    if (s == "true" || s == "on") {
-      c.slot_rules = kNames[0];
+    if (parse_slot_rules(s) >= 0) {
+      c.slot_rules = s;
       return;
     }
-    if (s == "false") {
-      c.slot_rules = "off";
+    if (s == "true" || s == "on" || s == "false") {
+      c.slot_rules = s == "false" ? "off" : kSlotRulesVersion;
       return;
     }
   }

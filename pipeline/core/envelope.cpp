@@ -145,29 +145,20 @@ std::optional<EnvelopeError> record_from_line(std::string_view line, const Confi
 
 void apply_structured(Record& r, const Config& c, Batch& batch) {
   if (!c.structured_messages || r.text.empty()) return;
-  // Cheap gate for plain text: every structured form has '=', '{' or a
-  // klog "file.go:NN]" marker, or starts like a syslog header or with the
-  // date of a Java layout.
-  if (r.text.find_first_of("={]") == std::string_view::npos &&
-      !(c.syslog_headers && may_start_with_syslog_header(trim_blanks(r.text))) &&
-      !(c.app_layouts && may_start_with_app_layout(trim_blanks(r.text))))
-    return;
   // Options built once per thread and configuration (keys and limit compared
   // per line: a short string compare, no allocation).
   thread_local std::string cached_keys;
-  thread_local int cached_max = -1;
-  thread_local StructuredOptions opts;
-  if (cached_max != c.max_labels || cached_keys != c.message_keys || opts.keep_caller != c.structured_keep_caller ||
+  thread_local StructuredOptions opts = [] {
+    StructuredOptions o;
+    o.max_labels = -1;  // matches no configuration: the first line builds them
+    return o;
+  }();
+  if (opts.max_labels != c.max_labels || cached_keys != c.message_keys || opts.keep_caller != c.structured_keep_caller ||
       opts.syslog_headers != c.syslog_headers || opts.app_layouts != c.app_layouts) {
-    opts = StructuredOptions{};
-    opts.message_keys = c.message_key_list();
-    opts.max_labels = c.max_labels;
-    opts.keep_caller = c.structured_keep_caller;
-    opts.syslog_headers = c.syslog_headers;
-    opts.app_layouts = c.app_layouts;
+    opts = structured_options(c);
     cached_keys = c.message_keys;
-    cached_max = c.max_labels;
   }
+  if (!may_be_structured(r.text, opts)) return;
   thread_local StructuredLine s;  // reused: no allocation per line once warm
   thread_local std::string scratch;
   if (!extract_structured(r.text, opts, &s, &scratch)) return;
@@ -175,12 +166,17 @@ void apply_structured(Record& r, const Config& c, Batch& batch) {
   const char* begin = r.text.data();
   const bool inside = s.message.data() >= begin && s.message.data() + s.message.size() <= begin + r.text.size();
   r.text = inside ? s.message : batch.keep(s.message);
-  for (auto& kv : s.labels) {
-    if (static_cast<int>(r.labels.size()) >= c.max_labels) break;
-    bool present = false;
-    for (const auto& have : r.labels) present |= have.first == kv.first;
-    if (!present) r.labels.push_back(std::move(kv));
-  }
+  merge_labels(&r.labels, s.labels, c.max_labels);
+}
+
+StructuredOptions structured_options(const Config& c) {
+  StructuredOptions o;
+  o.message_keys = c.message_key_list();
+  o.max_labels = c.max_labels;
+  o.keep_caller = c.structured_keep_caller;
+  o.syslog_headers = c.syslog_headers;
+  o.app_layouts = c.app_layouts;
+  return o;
 }
 
 void reject_record(Record& r, const EnvelopeError& e) {

@@ -14,6 +14,7 @@
 #include "config/config.h"
 #include "pipeline/core/metrics.h"
 #include "pipeline/core/record.h"
+#include "pipeline/core/structured.h"
 
 namespace logsift {
 
@@ -56,6 +57,10 @@ std::optional<EnvelopeError> batch_from_json(std::string_view body, const Config
 // line keeps its place in the batch; a message that had to be unescaped is
 // copied into the batch.
 void apply_structured(Record& r, const Config& c, Batch& batch);
+
+// The extraction options of a configuration (message_keys, max_labels,
+// structured_keep_caller, syslog_headers, app_layouts).
+StructuredOptions structured_options(const Config& c);
 
 // Sets r.error and counts the rejection.
 void reject_record(Record& r, const EnvelopeError& e);

@@ -1189,11 +1189,12 @@ bool is_level_word(std::string_view w) {
 }
 
 // Takes a syslog header off `line` (see structured.h); false if it has none.
-bool try_syslog_text(std::string_view line, SyslogMessage* msg) {
+bool try_syslog_text(std::string_view line, int max_labels, SyslogMessage* msg) {
   std::string error;
   SyslogParseOptions po;
   po.now_ms = 1;  // the date is not used: skip the clock
   po.max_sd_params = 0;
+  po.max_labels = max_labels;
   if (!parse_syslog(line, msg, &error, po)) return false;
   if (trim_blanks(msg->message).empty()) return false;
   if (msg->severity >= 0) return true;  // "<PRI>": a syslog frame
@@ -1208,14 +1209,7 @@ bool try_syslog_text(std::string_view line, SyslogMessage* msg) {
 bool may_start_with_syslog_header(std::string_view t) {
   if (t.size() < 8) return false;
   if (t[0] == '<') return is_digit(t[1]);
-  if (t[0] >= 'A' && t[0] <= 'S') {  // every month name starts in A..S
-    static constexpr std::string_view kMonths[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
-                                                   "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
-    if (t[3] != ' ') return false;
-    for (std::string_view m : kMonths)
-      if (t.substr(0, 3) == m) return true;
-    return false;
-  }
+  if (t[0] >= 'A' && t[0] <= 'S') return t[3] == ' ' && month_index(t.substr(0, 3)) != 0;  // months: A..S
   return t.size() >= 11 && is_digit(t[0]) && is_digit(t[3]) && t[4] == '-' && t[7] == '-' && t[10] == 'T';
 }
 
@@ -1223,6 +1217,13 @@ bool may_start_with_app_layout(std::string_view t) {
   if (t.size() < 24 || !is_digit(t[0])) return false;
   size_t i = 0;
   return skip_java_time(t, &i);
+}
+
+bool may_be_structured(std::string_view line, const StructuredOptions& opts) {
+  // Every other form has '=', '{' or a klog "file.go:NN]" marker.
+  if (line.find_first_of("={]") != std::string_view::npos) return true;
+  const std::string_view t = trim_blanks(line);
+  return (opts.syslog_headers && may_start_with_syslog_header(t)) || (opts.app_layouts && may_start_with_app_layout(t));
 }
 
 bool unquote_go_string(std::string_view inner, std::string* out) { return go_unquote(inner, out); }
@@ -1240,14 +1241,10 @@ bool extract_structured(std::string_view line, const StructuredOptions& opts, St
   Labels syslog_labels;
   if (opts.syslog_headers && may_start_with_syslog_header(t)) {
     SyslogMessage sm;
-    if (try_syslog_text(t, &sm)) {
+    if (try_syslog_text(t, opts.max_labels, &sm)) {
       syslog = true;
       t = trim_blanks(sm.message);
-      LabelBuilder lb(structured_label_keys(), opts.max_labels);
-      if (!sm.app_name.empty()) lb.set(CanonicalLabel::kService, sm.app_name);
-      if (sm.severity >= 0) lb.set(CanonicalLabel::kLevel, syslog_severity_name(sm.severity));
-      if (!sm.hostname.empty()) lb.set(CanonicalLabel::kHost, sm.hostname);
-      syslog_labels = lb.finish();
+      syslog_labels = std::move(sm.labels);  // service, level, host, as the syslog listener maps them
     }
   }
   if (!t.empty()) {
@@ -1266,12 +1263,7 @@ bool extract_structured(std::string_view line, const StructuredOptions& opts, St
       out->kind = "syslog+" + out->kind;
     }
     // The line's own fields win; the header fills what they leave out.
-    for (auto& kv : syslog_labels) {
-      if (static_cast<int>(out->labels.size()) >= opts.max_labels) break;
-      bool present = false;
-      for (const auto& have : out->labels) present |= have.first == kv.first;
-      if (!present) out->labels.push_back(std::move(kv));
-    }
+    merge_labels(&out->labels, syslog_labels, opts.max_labels);
     out->structured = true;
     return true;
   }

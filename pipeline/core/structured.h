@@ -145,6 +145,28 @@ class LabelBuilder {
 // service.name/logger/component; host/hostname/host.name).
 const LabelKeyMap& structured_label_keys();
 
+// Adds `extra` labels whose key is not present yet, keeping at most
+// max_labels in all (first come, first kept). Returns how many were dropped
+// for the limit.
+inline size_t merge_labels(Labels* base, const Labels& extra, int max_labels) {
+  size_t dropped = 0;
+  for (const auto& kv : extra) {
+    bool present = false;
+    for (const auto& b : *base)
+      if (b.first == kv.first) {
+        present = true;
+        break;
+      }
+    if (present) continue;
+    if (static_cast<int>(base->size()) >= max_labels) {
+      ++dropped;
+      continue;
+    }
+    base->push_back(kv);
+  }
+  return dropped;
+}
+
 // ASCII case-insensitive equality.
 bool iequals(std::string_view a, std::string_view b);
 // Lower-cases ASCII letters.
@@ -199,6 +221,11 @@ struct StructuredLine {
 // removed: strip it before calling.
 bool extract_structured(std::string_view line, const StructuredOptions& opts, StructuredLine* out,
                         std::string* scratch);
+
+// The cheap gate in front of extract_structured for plain text: false means
+// extract_structured would find nothing (no '=', '{' or ']', and no syslog
+// header or Java layout date at the start, as far as opts enable them).
+bool may_be_structured(std::string_view line, const StructuredOptions& opts);
 
 // A cheap test: could `line` start with a syslog header? ("<" then a digit, a
 // month name then a blank, or an RFC 3339 date "yyyy-mm-ddT"). Callers use it

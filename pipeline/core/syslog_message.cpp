@@ -20,6 +20,14 @@ std::string_view syslog_severity_name(int severity) {
   return kNames[severity];
 }
 
+int month_index(std::string_view m) {
+  static constexpr std::string_view kMonths[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                                 "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+  for (int k = 0; k < 12; ++k)
+    if (m == kMonths[k]) return k + 1;
+  return 0;
+}
+
 namespace {
 
 constexpr size_t kMaxHeaderField = 255;
@@ -190,14 +198,6 @@ bool parse_5424(std::string_view s, size_t i, SyslogMessage* out, const SyslogPa
 }
 
 // --- RFC 3164.
-
-int month_index(std::string_view m) {
-  static constexpr std::string_view kMonths[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
-                                                 "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
-  for (int k = 0; k < 12; ++k)
-    if (m == kMonths[k]) return k + 1;
-  return 0;
-}
 
 bool two_digits(std::string_view s, size_t i, int* v) {
   if (i + 2 > s.size() || !is_digit(s[i]) || !is_digit(s[i + 1])) return false;

@@ -76,4 +76,7 @@ bool parse_syslog(std::string_view frame, SyslogMessage* out, std::string* error
 // "emerg" .. "debug" for 0..7, "" otherwise.
 std::string_view syslog_severity_name(int severity);
 
+// 1..12 for "Jan".."Dec" (exactly 3 bytes, this case), 0 otherwise.
+int month_index(std::string_view m);
+
 }  // namespace logsift

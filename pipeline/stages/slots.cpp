@@ -134,21 +134,6 @@ bool has_letter(std::string_view w) {
 
 }  // namespace
 
-std::string_view slot_rules_name(int version) {
-  switch (version) {
-    case 1: return "slots-v1";
-    case 2: return "slots-v2";
-    default: return "";
-  }
-}
-
-int parse_slot_rules(std::string_view name) {
-  if (name == "off") return kSlotRulesOff;
-  for (int v = 1; v <= kSlotRulesLatest; ++v)
-    if (name == slot_rules_name(v)) return v;
-  return -1;
-}
-
 bool mark_error_tail(std::string_view line, std::span<Token> toks) {
   const size_t n = toks.size();
   size_t words = 0;      // solid tokens of the current clause

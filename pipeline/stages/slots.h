@@ -67,9 +67,17 @@ inline constexpr int kSlotRulesLatest = 2;
 inline constexpr std::string_view kSlotRulesVersion = "slots-v2";
 
 // "slots-v1" / "slots-v2" for 1 / 2, "" for kSlotRulesOff.
-std::string_view slot_rules_name(int version);
+constexpr std::string_view slot_rules_name(int version) {
+  return version == 1 ? "slots-v1" : version == 2 ? "slots-v2" : "";
+}
 // The inverse of slot_rules_name plus "off"; -1 for anything else.
-int parse_slot_rules(std::string_view name);
+constexpr int parse_slot_rules(std::string_view name) {
+  if (name == "off") return kSlotRulesOff;
+  for (int v = 1; v <= kSlotRulesLatest; ++v)
+    if (name == slot_rules_name(v)) return v;
+  return -1;
+}
+static_assert(slot_rules_name(kSlotRulesLatest) == kSlotRulesVersion);
 
 // Applies the rules of `version` (1 or 2; 0 does nothing) to `tokens` (the
 // tokens of `line`, in order). `kept_keys`: keys whose value is not a slot

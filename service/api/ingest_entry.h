@@ -75,28 +75,6 @@ inline bool identity_encoding(std::string_view content_encoding) {
   return e.empty() || e == "identity";
 }
 
-// Adds `extra` labels whose key is not present yet, keeping at most
-// max_labels in all (first come, first kept). Returns how many were dropped
-// for the limit.
-inline size_t merge_labels(Labels* base, const Labels& extra, int max_labels) {
-  size_t dropped = 0;
-  for (const auto& kv : extra) {
-    bool present = false;
-    for (const auto& b : *base)
-      if (b.first == kv.first) {
-        present = true;
-        break;
-      }
-    if (present) continue;
-    if (static_cast<int>(base->size()) >= max_labels) {
-      ++dropped;
-      continue;
-    }
-    base->push_back(kv);
-  }
-  return dropped;
-}
-
 // --- Source keys per protocol (best first within each canonical label).
 
 // Loki stream labels (and structured metadata).

@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "pipeline/core/envelope.h"
 #include "pipeline/core/structured.h"
 #include "pipeline/eval/eval.h"
 #include "pipeline/pipeline.h"
@@ -32,24 +33,15 @@ int cmd_eval(const Args& a) {
   // a JSON/logfmt/klog line is clustered on its message field, as every
   // ingest path does (pipeline/core/envelope.h apply_structured).
   const bool structured = a.config.structured_messages;
-  const std::vector<std::string> message_keys = a.config.message_key_list();
-  const bool keep_caller = a.config.structured_keep_caller;
-  const bool syslog_headers = a.config.syslog_headers;
-  const bool app_layouts = a.config.app_layouts;
-  auto fn = [&pipeline, structured, &message_keys, keep_caller, syslog_headers,
-             app_layouts](const std::vector<std::string>& lines) {
+  const logsift::StructuredOptions opts_structured = logsift::structured_options(a.config);
+  auto fn = [&pipeline, structured, &opts_structured](const std::vector<std::string>& lines) {
     std::vector<std::string> texts;
     if (structured) {
       texts.reserve(lines.size());
-      logsift::StructuredOptions opts;
-      opts.message_keys = message_keys;
-      opts.keep_caller = keep_caller;
-      opts.syslog_headers = syslog_headers;
-      opts.app_layouts = app_layouts;
       logsift::StructuredLine s;
       std::string scratch;
       for (const auto& l : lines) {
-        if (logsift::extract_structured(l, opts, &s, &scratch) &&
+        if (logsift::extract_structured(l, opts_structured, &s, &scratch) &&
             s.message.find_first_not_of(" \t") != std::string_view::npos)
           texts.emplace_back(s.message);
         else

@@ -28,6 +28,15 @@ Extracted run(std::string_view line, const StructuredOptions& o = {}) {
 
 Labels L(std::initializer_list<std::pair<std::string, std::string>> l) { return Labels(l); }
 
+// Each line stays unstructured and is its own message.
+void expect_unstructured(std::initializer_list<const char*> lines) {
+  for (const char* line : lines) {
+    auto e = run(line);
+    EXPECT_FALSE(e.structured) << line;
+    EXPECT_EQ(e.message, line);
+  }
+}
+
 // --- JSON -----------------------------------------------------------------
 
 TEST(Structured, JsonZap) {
@@ -329,16 +338,12 @@ TEST(Structured, SyslogThenTheLinesOwnStructure) {
 
 TEST(Structured, NoSyslogHeaderNoChange) {
   // A date then a level and text: no tag with its marker, or a "host" that is a level.
-  for (const char* line : {"2026-11-26T01:00:00Z INFO main: server started on :8080",
+  expect_unstructured({"2026-11-26T01:00:00Z INFO main: server started on :8080",
                            "2026-11-26T01:00:00Z ERROR connection lost",
                            "Nov 26 01:00:00 just some words here",
                            "Nov is when the report: arrives",
                            "sshd[812]: Accepted publickey for deploy",
-                           "2026-11-26 01:00:00 web-1 sshd[812]: no 'T' in the date"}) {
-    auto e = run(line);
-    EXPECT_FALSE(e.structured) << line;
-    EXPECT_EQ(e.message, line);
-  }
+                           "2026-11-26 01:00:00 web-1 sshd[812]: no 'T' in the date"});
   // Switched off, a syslog line is text.
   StructuredOptions o;
   o.syslog_headers = false;
@@ -384,16 +389,12 @@ TEST(Structured, JavaLayouts) {
 }
 
 TEST(Structured, NoJavaLayoutNoChange) {
-  for (const char* line : {"2026-11-26 01:00:00 INFO something happened - again",  // no [thread], no logger
+  expect_unstructured({"2026-11-26 01:00:00 INFO something happened - again",  // no [thread], no logger
                            "2026-11-26 01:00:00,123 INFO [main] two words - x",     // a logger has no blank
                            "01:00:00 [main] DEBUG com.example.App - no fraction",  // a bare time is too little
                            "2026-11-26 01:00:00,123 NOTICE [main] a.B - not a JVM level",
                            "12 - 3 = 9",
-                           "2026-11-26T01:00:00.123Z                    "}) {  // a date and blanks only
-    auto e = run(line);
-    EXPECT_FALSE(e.structured) << line;
-    EXPECT_EQ(e.message, line);
-  }
+                           "2026-11-26T01:00:00.123Z                    "});  // a date and blanks only
   StructuredOptions o;
   o.app_layouts = false;
   EXPECT_FALSE(run("01:00:00.123 [main] DEBUG com.example.App - cache warmed", o).structured);
