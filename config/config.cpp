@@ -121,7 +121,7 @@ void set_slot_rules(Config& c, const json& v) {
     }
   }
   // dump() of a string with invalid UTF-8 throws unless told to replace (found by fuzz_config).
-  throw ConfigError("slot_rules", "expected \"slots-v2\", \"slots-v1\", \"off\", true or false, got " +
+  throw ConfigError("slot_rules", "expected \"slots-v3\", \"slots-v2\", \"slots-v1\", \"off\", true or false, got " +
                                       v.dump(-1, ' ', false, json::error_handler_t::replace));
 }
 

@@ -224,6 +224,75 @@ bool mark_access_line(std::string_view line, std::span<Token> toks) {
   return true;
 }
 
+bool mark_backtick_spans(std::string_view line, std::span<Token> toks) {
+  // The tokenizer keeps a backtick with its word: `x` is one word token, `a b`
+  // two. A span opens at a word that starts with '`' after the line start or a
+  // delimiter and closes at the first word that ends with '`' before the line
+  // end or a delimiter.
+  bool any = false;
+  const size_t n = toks.size();
+  for (size_t i = 0; i < n; ++i) {
+    const Token& t = toks[i];
+    if (t.kind != TokenKind::kWord || line[t.begin] != '`' || (i > 0 && is_solid(toks[i - 1]))) continue;
+    auto closes = [&](size_t j) {
+      const Token& c = toks[j];
+      const bool end_ok = j + 1 == n || !is_solid(toks[j + 1]);
+      return c.kind == TokenKind::kWord && line[c.end - 1] == '`' && end_ok && (j != i || c.end - c.begin > 2);
+    };
+    size_t j = i;
+    while (j < n && !closes(j)) ++j;
+    if (j == n) return any;  // no later span can close either
+    mark(toks, i, j + 1);
+    any = true;
+    i = j;
+  }
+  return any;
+}
+
+bool is_unit_word(std::string_view w) {
+  // a rate, "MB/s" or "KB/sec", is one word token
+  for (std::string_view per : {std::string_view("/s"), std::string_view("/sec")})
+    if (w.size() > per.size() && w.substr(w.size() - per.size()) == per) {
+      w.remove_suffix(per.size());
+      break;
+    }
+  static constexpr std::string_view kUnits[] = {
+      // sizes (SI and IEC, as byte formatters print them) and bits
+      "B", "kB", "KB", "MB", "GB", "TB", "PB", "KiB", "MiB", "GiB", "TiB", "PiB", "kb", "mb", "gb", "Kb", "Mb", "Gb",
+      "byte", "bytes",
+      // durations
+      "ns", "us", "\xc2\xb5s", "\xce\xbcs", "ms", "s", "sec", "secs", "second", "seconds", "min", "mins", "minute",
+      "minutes", "hr", "hrs", "hour", "hours", "day", "days", "msec", "usec", "nsec", "millis", "milliseconds",
+      "microseconds", "nanoseconds"};
+  for (std::string_view u : kUnits)
+    if (w == u) return true;
+  return false;
+}
+
+bool mark_units(std::string_view line, std::span<Token> toks) {
+  bool any = false;
+  const size_t n = toks.size();
+  for (size_t i = 2; i < n; ++i) {
+    const Token& u = toks[i];
+    if (u.kind != TokenKind::kWord || u.mark == kMarkVar) continue;
+    if (!toks[i - 2].is_var() || !is_delim(line, toks[i - 1], ' ')) continue;
+    if (!is_unit_word(line.substr(u.begin, u.end - u.begin))) continue;
+    const size_t e = i + 1;
+    // The unit ends the value: the line ends, or a delimiter that does not
+    // glue it to more ("s=", "s.example", "B-tree").
+    if (e < n) {
+      if (is_solid(toks[e])) continue;
+      const char d = delim_char(line, toks[e]);
+      if (d == '=' || d == '-' || d == '_' || d == '/' || d == ':' || d == '@') continue;
+      if (d == '.' && e + 1 < n && is_solid(toks[e + 1])) continue;
+    }
+    mark(toks, i, e);
+    any = true;
+    i = e - 1;
+  }
+  return any;
+}
+
 void apply_slot_rules(std::string_view line, std::span<Token> toks, const std::vector<std::string>& kept_keys,
                       int version) {
   if (version <= kSlotRulesOff || toks.empty() || mark_access_line(line, toks)) return;
@@ -293,6 +362,10 @@ void apply_slot_rules(std::string_view line, std::span<Token> toks, const std::v
   }
 
   if (version >= 2) mark_error_tail(line, toks);
+  if (version >= 3) {
+    mark_backtick_spans(line, toks);
+    mark_units(line, toks);
+  }
 }
 
 }  // namespace logsift

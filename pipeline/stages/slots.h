@@ -37,6 +37,18 @@
 //           statement keeps one template whatever failed underneath. A
 //           clause of one word ("error: ...", a level prefix) does not
 //           count, and a cause with no unmasked word is left alone.
+//  backtick (slots-v3) a `...` span, as Markdown-minded programs quote a
+//           name ("unknown field `retries`"), is one variable, as quoted.
+//  units    (slots-v3) a unit after a number is part of its value: the size
+//           and duration units of byte and time formatters (B kB KB MB GB TB
+//           PB KiB MiB GiB TiB PiB kb mb gb Kb Mb Gb byte bytes, ns us µs ms
+//           s sec secs second(s) min(s) minute(s) hr hrs hour(s) day(s)
+//           msec usec nsec millis milliseconds microseconds nanoseconds),
+//           optionally as a rate ("MB/s", "KB/sec"), one blank after a
+//           variable and ending the value (the line end or a delimiter other
+//           than = - _ / : @ or a '.' glued to more). "wrote 1.5 GB in 12 s"
+//           and "wrote 830 KB in 250 ms" are one statement whose formatter
+//           picked the unit; the template is "wrote <*> <*> in <*> <*>".
 //
 // Not values: the value of a message key (msg="...", "message": "...", the
 // keys of message_keys, any case): a structured line the extractor did not
@@ -61,14 +73,15 @@
 namespace logsift {
 
 // The versions of these rules: part of the cluster-id contract (GET /info).
-// slots-v1: access, quoted, kv. slots-v2: v1 + errtail.
+// slots-v1: access, quoted, kv. slots-v2: v1 + errtail. slots-v3: v2 +
+// backtick + units.
 inline constexpr int kSlotRulesOff = 0;
-inline constexpr int kSlotRulesLatest = 2;
-inline constexpr std::string_view kSlotRulesVersion = "slots-v2";
+inline constexpr int kSlotRulesLatest = 3;
+inline constexpr std::string_view kSlotRulesVersion = "slots-v3";
 
-// "slots-v1" / "slots-v2" for 1 / 2, "" for kSlotRulesOff.
+// "slots-v1" / "slots-v2" / "slots-v3" for 1 / 2 / 3, "" for kSlotRulesOff.
 constexpr std::string_view slot_rules_name(int version) {
-  return version == 1 ? "slots-v1" : version == 2 ? "slots-v2" : "";
+  return version == 1 ? "slots-v1" : version == 2 ? "slots-v2" : version == 3 ? "slots-v3" : "";
 }
 // The inverse of slot_rules_name plus "off"; -1 for anything else.
 constexpr int parse_slot_rules(std::string_view name) {
@@ -79,7 +92,7 @@ constexpr int parse_slot_rules(std::string_view name) {
 }
 static_assert(slot_rules_name(kSlotRulesLatest) == kSlotRulesVersion);
 
-// Applies the rules of `version` (1 or 2; 0 does nothing) to `tokens` (the
+// Applies the rules of `version` (1 to 3; 0 does nothing) to `tokens` (the
 // tokens of `line`, in order). `kept_keys`: keys whose value is not a slot
 // (matched ASCII-case-insensitively): slot_rule_kept_keys(message_keys).
 void apply_slot_rules(std::string_view line, std::span<Token> tokens, const std::vector<std::string>& kept_keys,
@@ -87,6 +100,9 @@ void apply_slot_rules(std::string_view line, std::span<Token> tokens, const std:
 
 // The errtail rule alone (part of slots-v2): true if it marked a cause.
 bool mark_error_tail(std::string_view line, std::span<Token> tokens);
+// The backtick and units rules alone (part of slots-v3): true if they marked.
+bool mark_backtick_spans(std::string_view line, std::span<Token> tokens);
+bool mark_units(std::string_view line, std::span<Token> tokens);
 
 // The message keys and "caller".
 std::vector<std::string> slot_rule_kept_keys(const std::vector<std::string>& message_keys);

@@ -82,14 +82,14 @@ TEST(Config, ValidationNamesTheBadKey) {
 
 TEST(Config, SlotRulesTakeAVersionOrABoolean) {
   Config c = Config::defaults();
-  EXPECT_EQ(c.slot_rules, "slots-v2");
+  EXPECT_EQ(c.slot_rules, "slots-v3");
   c.apply_string("slot_rules", "slots-v1");
   EXPECT_EQ(c.slot_rules, "slots-v1");
   // The boolean of earlier releases: false is off, true the latest rules.
   c.apply_string("slot_rules", "false");
   EXPECT_EQ(c.slot_rules, "off");
   c.apply_json(nlohmann::json::parse(R"({"slot_rules": true})"));
-  EXPECT_EQ(c.slot_rules, "slots-v2");
+  EXPECT_EQ(c.slot_rules, "slots-v3");
   c.apply_json(nlohmann::json::parse(R"({"slot_rules": false})"));
   EXPECT_EQ(c.slot_rules, "off");
   EXPECT_EQ(error_key([&] { c.apply_string("slot_rules", "slots-v9"); }), "slot_rules");

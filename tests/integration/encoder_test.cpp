@@ -134,7 +134,7 @@ TEST(BuiltinEncoderServe, InfoReportsContractAndFoundingPairSharesAnId) {
   EXPECT_EQ(j["lsh"]["bits"], 64) << j;
   EXPECT_EQ(j["lsh"]["seed"], 1337) << j;
   EXPECT_TRUE(j["denoiser"]["version"].is_string()) << j;
-  EXPECT_EQ(j["slot_rules"], "slots-v2") << j;
+  EXPECT_EQ(j["slot_rules"], "slots-v3") << j;
   // What reduces a structured or syslog-formatted line to its message is part of the contract too.
   EXPECT_EQ(j["structured"]["enabled"], true) << j;
   EXPECT_EQ(j["structured"]["syslog_headers"], true) << j;
@@ -158,8 +158,9 @@ TEST(BuiltinEncoderServe, InfoReportsContractAndFoundingPairSharesAnId) {
 }
 
 // Slot rules over HTTP: one access-log statement and one quoted-value event
-// each get one id (slots-v1 and v2); two causes of one failure statement get
-// one id with slots-v2 only; with slot_rules off (the ids of earlier
+// each get one id (slots-v1 and later); two causes of one failure statement
+// get one id from slots-v2 on; one statement whose formatter picked two units
+// gets one id with slots-v3; with slot_rules off (the ids of earlier
 // releases) the same lines split. /info says which rules ran.
 TEST(BuiltinEncoderServe, SlotRulesJoinValuesThatLookLikeWords) {
   const std::vector<std::string> access = {
@@ -174,12 +175,18 @@ TEST(BuiltinEncoderServe, SlotRulesJoinValuesThatLookLikeWords) {
       "failed to sync pod payments: dial tcp 10.0.0.7:443: connect: connection refused, will retry",
       "failed to sync pod payments: context deadline exceeded, will retry",
   };
-  for (const std::string mode : {"slots-v2", "slots-v1", "off"}) {
+  const std::vector<std::string> units = {
+      "backup of orders finished: 1.5 GB in 12 s",
+      "backup of orders finished: 830 KB in 250 ms",
+  };
+  const std::vector<std::pair<const std::vector<std::string>*, int>> groups = {
+      {&access, 1}, {&quoted, 1}, {&causes, 2}, {&units, 3}};  // the first version that joins the pair
+  for (const std::string mode : {"slots-v3", "slots-v2", "slots-v1", "off"}) {
     TempDir data("logsift-slots-");
     ServerOptions opts;
     opts.data_dir = data.path();
     if (mode == "off") opts.args = {"--slot-rules", "false"};  // the boolean of earlier releases still works
-    if (mode == "slots-v1") opts.args = {"--slot-rules", "slots-v1"};
+    if (mode == "slots-v1" || mode == "slots-v2") opts.args = {"--slot-rules", mode};
     ServerProcess server(opts);
     ASSERT_TRUE(server.start_ready()) << server.log_text();
     json info = http_get(server.http_port(), "/info").json_body();
@@ -187,14 +194,15 @@ TEST(BuiltinEncoderServe, SlotRulesJoinValuesThatLookLikeWords) {
       EXPECT_TRUE(info["slot_rules"].is_null()) << info;
     else
       EXPECT_EQ(info["slot_rules"], mode) << info;
-    for (const auto* group : {&access, &quoted, &causes}) {
+    const int level = mode == "off" ? 0 : mode.back() - '0';
+    for (const auto& [group, joined_from] : groups) {
       std::vector<json> out;
       for (const auto& line : *group) {
         HttpResponse r = post_infer(server.http_port(), line);
         ASSERT_EQ(r.status, 200) << r.describe();
         out.push_back(r.json_body());
       }
-      const bool joined = mode == "slots-v2" || (mode == "slots-v1" && group != &causes);
+      const bool joined = level >= joined_from;
       SCOPED_TRACE(mode + ": " + (*group)[0]);
       if (joined) {
         EXPECT_EQ(out[0]["cluster_id"], out[1]["cluster_id"]) << out[0] << "\n" << out[1];

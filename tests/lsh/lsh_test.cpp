@@ -77,6 +77,7 @@ const std::vector<std::string> kGoldenLines = {
     "level=warn ts=1551826296.275 caller=host.go:99 msg=\"webhook dispatched\" count=73",
     "!!!",
     "failed to sync pod payments: dial tcp 10.0.0.7:443: connect: connection refused, will retry",
+    "backup of orders finished: 1.5 GB in 12 s",
 };
 
 // The contract: same denoiser + encoder (log-encoder-v1) + LSH config + pre-mask
@@ -93,6 +94,7 @@ const std::vector<std::string> kGoldenIds = {
     "2c87c859411d5a16",  // slots-v1: kv masks level=, msg= and caller= stay (was a4f7c05cc93fda13)
     "191120fbdda70bd4",
     "995288127c9f6677",  // slots-v2: the cause is one variable (slots-v1: 89268c0251bf4251, one id per cause)
+    "fb51832cfb7701fc",  // slots-v3: the units are part of the values (slots-v2: df53c32cbbf724fe, one id per unit)
 };
 
 TEST(ClusterIdContract, GoldenIds) {

@@ -103,6 +103,36 @@ TEST(SlotRules, NoCauseWithoutAFailureClause) {
   EXPECT_EQ(slotted("ErrorHandler started: pool ready"), "ErrorHandler started: pool ready");
 }
 
+TEST(SlotRules, AUnitAfterANumberIsPartOfItsValue) {
+  // A byte or time formatter picks the unit with the size: one statement.
+  const std::string tmpl = "uploaded it in <*> <*>, <*> <*> (<*> <*>)";
+  EXPECT_EQ(slotted("uploaded it in 12 s, 1.5 GB (130.2 MB/s)"), tmpl);
+  EXPECT_EQ(slotted("uploaded it in 250 ms, 830 KB (3.3 KB/sec)"), tmpl);
+  EXPECT_EQ(slotted("uploaded it in 3 minutes, 12 bytes (0.1 B/s)"), tmpl);
+  EXPECT_EQ(slotted("freed 512 MiB, now 1.2 GiB"), "freed <*> <*>, now <*> <*>");
+  EXPECT_EQ(slotted("took 17 \xc2\xb5s"), "took <*> <*>");
+  EXPECT_EQ(slotted("slept 2 seconds."), "slept <*> <*>.");
+  // Not a unit: no number before it, not one blank after the value, glued
+  // to more, or not a unit word at all.
+  EXPECT_EQ(slotted("MB free"), "MB free");
+  EXPECT_EQ(slotted("read 5  MB"), "read <*>  MB");
+  EXPECT_EQ(slotted("got 5 s=3"), "got <*> s=<*>");
+  EXPECT_EQ(slotted("got 5 s.example.org"), "got <*> s.example.org");
+  EXPECT_EQ(slotted("got 5 B-tree pages"), "got <*> B-tree pages");
+  EXPECT_EQ(slotted("sent 5 packets"), "sent <*> packets");
+  EXPECT_EQ(slotted("sent 5 Mbps"), "sent <*> Mbps");
+}
+
+TEST(SlotRules, BacktickSpansAreOneVariable) {
+  EXPECT_EQ(slotted("unknown field `retries` in config"), "unknown field <*> in config");
+  EXPECT_EQ(slotted("unknown field `max conns` in config"), "unknown field <*> in config");
+  EXPECT_EQ(slotted("run `apt-get update`, then retry"), "run <*>, then retry");
+  // Not a span: glued to a word before, never closed, or a lone backtick.
+  EXPECT_EQ(slotted("a`b` c"), "a`b` c");
+  EXPECT_EQ(slotted("open `x and more"), "open `x and more");
+  EXPECT_EQ(slotted("a ` b"), "a ` b");
+}
+
 TEST(SlotRules, VersionsSelectTheRules) {
   const std::string line = "failed to sync pod web: context deadline exceeded, retrying";
   EXPECT_EQ(slotted(line, 1), line);
@@ -111,8 +141,13 @@ TEST(SlotRules, VersionsSelectTheRules) {
   EXPECT_EQ(slotted("open 'x' failed: gone", 1), "open '<*>' failed: gone");
   EXPECT_EQ(parse_slot_rules("slots-v1"), 1);
   EXPECT_EQ(parse_slot_rules("slots-v2"), 2);
+  EXPECT_EQ(parse_slot_rules("slots-v3"), 3);
   EXPECT_EQ(parse_slot_rules("off"), kSlotRulesOff);
-  EXPECT_EQ(parse_slot_rules("slots-v3"), -1);
+  EXPECT_EQ(parse_slot_rules("slots-v4"), -1);
+  EXPECT_EQ(slotted("wrote 5 MB", 2), "wrote <*> MB");
+  EXPECT_EQ(slotted("wrote 5 MB", 3), "wrote <*> <*>");
+  EXPECT_EQ(slotted("unknown field `a`", 2), "unknown field `a`");
+  EXPECT_EQ(slotted("unknown field `a`", 3), "unknown field <*>");
   EXPECT_EQ(slot_rules_name(kSlotRulesLatest), kSlotRulesVersion);
 }
 
@@ -165,13 +200,15 @@ TEST(SlotRules, LinearOnAdversarialLines) {
   std::string opens, pairs, kvs;
   for (int i = 0; i < 16384; ++i) opens += " 'a";
   for (int i = 0; i < 8192; ++i) pairs += " 'a' ";
-  std::string causes;
+  std::string causes, ticks;
   for (int i = 0; i < 8192; ++i) kvs += "k=v:";
+  for (int i = 0; i < 16384; ++i) ticks += " `a";
   for (int i = 0; i < 8192; ++i) causes += "a b: x failed: ";
   EXPECT_EQ(slotted(opens), opens);
   EXPECT_EQ(slotted(pairs).size(), pairs.size() + 2 * 8192);  // each a -> <*>
   EXPECT_EQ(slotted(kvs), "k=<*>:");
-  EXPECT_EQ(slotted(causes), "a b: x failed: <*> ");  // the trailing blank is no part of the cause
+  EXPECT_EQ(slotted(causes), "a b: x failed: <*> ");
+  EXPECT_EQ(slotted(ticks), ticks);  // the trailing blank is no part of the cause
 }
 
 }  // namespace
