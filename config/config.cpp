@@ -2,6 +2,7 @@
 
 #include "config/cidr.h"
 #include "pipeline/stages/slots.h"
+#include "pipeline/core/structured.h"
 #include "pipeline/store/redis.h"
 
 #include <algorithm>
@@ -102,6 +103,28 @@ void set_premask(Config& c, const json& v) {
   c.premask = std::move(out);
 }
 
+// app_layouts: a version name of pipeline/core/structured.h, "off", or (as
+// before layouts-v2) a boolean: true is the latest layouts, false is "off".
+void set_app_layouts(Config& c, const json& v) {
+  if (v.is_boolean()) {
+    c.app_layouts = v.get<bool>() ? app_layouts_name(kAppLayoutsLatest) : "off";
+    return;
+  }
+  if (v.is_string()) {
+    const std::string s = v.get<std::string>();
+    if (parse_app_layouts(s) >= 0) {
+      c.app_layouts = s;
+      return;
+    }
+    if (s == "true" || s == "on" || s == "false") {
+      c.app_layouts = s == "false" ? "off" : std::string(app_layouts_name(kAppLayoutsLatest));
+      return;
+    }
+  }
+  throw ConfigError("app_layouts", "expected \"layouts-v2\", \"layouts-v1\", \"off\", true or false, got " +
+                                       v.dump(-1, ' ', false, json::error_handler_t::replace));
+}
+
 // slot_rules: a version name of pipeline/stages/slots.h, "off", or (as before
 // slots-v2) a boolean: true is the latest rules, false is "off".
 void set_slot_rules(Config& c, const json& v) {
@@ -134,7 +157,7 @@ json get_premask(const Config& c) {
 
 const std::vector<KeyDesc>& key_table() {
   static const std::vector<KeyDesc> table = {
-      LS_STR(http_host), LS_INT(http_port), LS_STR(tcp_host), LS_INT(tcp_port), LS_BOOL(structured_messages), LS_STR(message_keys), LS_BOOL(structured_keep_caller), LS_BOOL(syslog_headers), LS_BOOL(app_layouts), LS_STR(syslog_host), LS_INT(syslog_port), LS_INT(io_threads),
+      LS_STR(http_host), LS_INT(http_port), LS_STR(tcp_host), LS_INT(tcp_port), LS_BOOL(structured_messages), LS_STR(message_keys), LS_BOOL(structured_keep_caller), LS_BOOL(syslog_headers), KeyDesc{"app_layouts", set_app_layouts, [](const Config& c) { return json(c.app_layouts); }}, LS_STR(syslog_host), LS_INT(syslog_port), LS_INT(io_threads),
       LS_STR(data_dir), LS_STR(store), LS_STR(redis_url), LS_STR(redis_key_prefix), LS_INT(redis_timeout_ms),
       LS_STR(redis_tls_ca_file), LS_INT(redis_claim_idle_ms), LS_INT(redis_buffer_bytes), LS_STR(redis_ingest_stream), LS_STR(redis_ingest_group), LS_INT(max_http_connections), LS_INT(max_tcp_connections), LS_INT(max_body_bytes), LS_INT(max_header_bytes),
       LS_INT(max_line_bytes), LS_INT(max_lines_per_request), LS_INT(http_idle_timeout_ms),

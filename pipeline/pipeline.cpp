@@ -272,7 +272,7 @@ nlohmann::json Pipeline::info() const {
             {"message_keys", s.config.message_key_list()},
             {"keep_caller", s.config.structured_keep_caller},
             {"syslog_headers", s.config.syslog_headers},
-            {"app_layouts", s.config.app_layouts}}},
+            {"app_layouts", s.config.app_layouts == "off" ? nlohmann::json(nullptr) : nlohmann::json(s.config.app_layouts)}}},
           {"premask_engine", s.analyzer->premasker().all_builtin() ? "builtin finders (RE2-exact)" : "re2"},
           {"torch", {{"version", rt.torch_version}}},
           {"batching",

@@ -154,7 +154,7 @@ void apply_structured(Record& r, const Config& c, Batch& batch) {
     return o;
   }();
   if (opts.max_labels != c.max_labels || cached_keys != c.message_keys || opts.keep_caller != c.structured_keep_caller ||
-      opts.syslog_headers != c.syslog_headers || opts.app_layouts != c.app_layouts) {
+      opts.syslog_headers != c.syslog_headers || opts.app_layouts != std::max(0, parse_app_layouts(c.app_layouts))) {
     opts = structured_options(c);
     cached_keys = c.message_keys;
   }
@@ -175,7 +175,7 @@ StructuredOptions structured_options(const Config& c) {
   o.max_labels = c.max_labels;
   o.keep_caller = c.structured_keep_caller;
   o.syslog_headers = c.syslog_headers;
-  o.app_layouts = c.app_layouts;
+  o.app_layouts = std::max(0, parse_app_layouts(c.app_layouts));
   return o;
 }
 

@@ -1047,7 +1047,7 @@ bool try_trailing_json(std::string_view line, const StructuredOptions& opts, Str
 
 // "yyyy-mm-dd[T ]hh:mm:ss[.,frac][Z|+hh:mm|+hhmm]" or logback's "hh:mm:ss.SSS"
 // at s[*i]; advances *i past it.
-bool skip_java_time(std::string_view s, size_t* i) {
+bool skip_java_time(std::string_view s, size_t* i, char end = ' ') {
   auto digits = [&](size_t at, size_t n) {
     if (at + n > s.size()) return false;
     for (size_t k = at; k < at + n; ++k)
@@ -1055,9 +1055,9 @@ bool skip_java_time(std::string_view s, size_t* i) {
     return true;
   };
   size_t j = *i;
-  if (digits(j, 4) && j + 10 < s.size() && s[j + 4] == '-' && digits(j + 5, 2) && s[j + 7] == '-' &&
-      digits(j + 8, 2) && (s[j + 10] == 'T' || s[j + 10] == ' '))
-    j += 11;
+  if (digits(j, 4) && j + 10 < s.size() && (s[j + 4] == '-' || s[j + 4] == '/') && digits(j + 5, 2) &&
+      s[j + 7] == s[j + 4] && digits(j + 8, 2) && (s[j + 10] == 'T' || s[j + 10] == ' '))
+    j += 11;  // yyyy-mm-dd, or Go's yyyy/mm/dd
   if (!(digits(j, 2) && j + 8 <= s.size() && s[j + 2] == ':' && digits(j + 3, 2) && s[j + 5] == ':' &&
         digits(j + 6, 2)))
     return false;
@@ -1076,7 +1076,7 @@ bool skip_java_time(std::string_view s, size_t* i) {
     if (j < s.size() && s[j] == ':') ++j;
     if (digits(j, 2)) j += 2;
   }
-  if (j >= s.size() || s[j] != ' ') return false;
+  if (j >= s.size() || s[j] != end) return false;
   *i = j;
   return true;
 }
@@ -1177,6 +1177,177 @@ bool try_java_layout(std::string_view line, const StructuredOptions& opts, Struc
   return true;
 }
 
+// --- other application layouts (layouts-v2) ---------------------------------
+
+bool is_level_word(std::string_view w);
+
+bool is_name_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_digit(c) || c == '.' || c == '_' || c == '-' ||
+         c == '$';
+}
+
+// A level at s[*i]: a bare upper-case level word, or any case in brackets
+// ("[INFO]", "[warn]", Apache's "[core:error]": the module goes to *module).
+bool read_any_level(std::string_view s, size_t* i, std::string_view* level, std::string_view* module = nullptr) {
+  size_t j = *i;
+  if (j < s.size() && s[j] == '[') {
+    const size_t close = s.find(']', j + 1);
+    if (close == std::string_view::npos || close - j > 48) return false;
+    std::string_view in = s.substr(j + 1, close - j - 1);
+    std::string_view mod;
+    if (const size_t colon = in.rfind(':'); colon != std::string_view::npos && module) {
+      mod = in.substr(0, colon);
+      in = in.substr(colon + 1);
+      for (char c : mod)
+        if (!is_name_char(c)) return false;
+    }
+    if (!is_level_word(in)) return false;
+    *level = in;
+    if (module) *module = mod;
+    *i = close + 1;
+    return true;
+  }
+  while (j < s.size() && s[j] >= 'A' && s[j] <= 'Z') ++j;
+  if (j == *i || !is_level_word(s.substr(*i, j - *i))) return false;
+  *level = s.substr(*i, j - *i);
+  *i = j;
+  return true;
+}
+
+// A logger name at s[*i] then `suffix` ("[pid]: " is read as '[' digits "]: ").
+bool read_name_then(std::string_view s, size_t* i, std::string_view suffix, std::string_view* name) {
+  size_t j = *i;
+  while (j < s.size() && is_name_char(s[j])) ++j;
+  if (j == *i || j - *i > 256) return false;
+  *name = s.substr(*i, j - *i);
+  if (suffix == "[pid]: ") {
+    if (j >= s.size() || s[j] != '[') return false;
+    size_t k = j + 1;
+    while (k < s.size() && is_digit(s[k])) ++k;
+    if (k == j + 1 || s.substr(k, 3) != "]: ") return false;
+    *i = k + 3;
+    return true;
+  }
+  if (s.substr(j, suffix.size()) != suffix) return false;
+  *i = j + suffix.size();
+  return true;
+}
+
+// Apache httpd's error-log date "[Www Mmm dd hh:mm:ss[.frac] yyyy]" at s[*i].
+bool skip_apache_date(std::string_view s, size_t* i) {
+  size_t j = *i;
+  if (s.size() < j + 26 || s[j] != '[' || s[j + 4] != ' ' || s[j + 8] != ' ' ||
+      month_index(s.substr(j + 5, 3)) == 0)
+    return false;
+  const size_t close = s.find(']', j + 1);
+  if (close == std::string_view::npos || close - j > 40 || s.substr(j + 1, close - j).find(':') == std::string_view::npos)
+    return false;
+  *i = close + 1;
+  return true;
+}
+
+// Text layouts of Python's logging, Go programs, Kafka, nginx and Apache
+// httpd (see structured.h). The message is the rest, the level and a logger
+// become labels; the date, pids, thread and connection numbers go.
+bool try_text_layout(std::string_view line, const StructuredOptions& opts, StructuredLine* out,
+                     std::string* scratch) {
+  const size_t n = line.size();
+  size_t i = 0;
+  std::string_view level, logger;
+  bool kafka = false;
+  if (line[0] >= 'A' && line[0] <= 'Z') {
+    // Python's basicConfig(): LEVEL:name:msg
+    static constexpr std::string_view kPy[] = {"DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"};
+    size_t j = 0;
+    while (j < n && line[j] >= 'A' && line[j] <= 'Z') ++j;
+    bool ok = false;
+    for (std::string_view l : kPy) ok |= line.substr(0, j) == l;
+    if (!ok || j >= n || line[j] != ':') return false;
+    level = line.substr(0, j);
+    i = j + 1;
+    if (!read_name_then(line, &i, ":", &logger)) return false;
+  } else if (line[0] == '[' && skip_apache_date(line, &i)) {
+    // Apache httpd: [date] [module:level] [pid N:tid N] [client ip:port] msg
+    // (2.2: [date] [level] [client ip] msg)
+    skip_blanks(line, &i);
+    std::string_view module;
+    if (!read_any_level(line, &i, &level, &module)) return false;
+    logger = module;
+    for (std::string_view f : {std::string_view("[pid "), std::string_view("[client "), std::string_view("[remote ")}) {
+      skip_blanks(line, &i);
+      if (line.substr(i, f.size()) == f && !skip_bracket(line, &i)) return false;
+    }
+  } else {
+    // DATE TIME LEVEL msg, [DATE TIME] LEVEL msg (Kafka), DATE TIME [LEVEL] msg
+    // (Go, nginx, HashiCorp), DATE TIME - name - LEVEL - msg (Python)
+    if (line[0] == '[') {
+      i = 1;
+      if (!skip_java_time(line, &i, ']')) return false;
+      ++i;
+      kafka = true;
+    } else if (!is_digit(line[0]) || !skip_java_time(line, &i)) {
+      return false;
+    }
+    skip_blanks(line, &i);
+    if (line.substr(i, 2) == "- ") {
+      i += 2;
+      if (!read_name_then(line, &i, " - ", &logger)) return false;
+      size_t j = i;
+      while (j < n && line[j] >= 'A' && line[j] <= 'Z') ++j;
+      if (!is_level_word(line.substr(i, j - i)) || line.substr(j, 3) != " - ") return false;
+      level = line.substr(i, j - i);
+      i = j + 3;
+    } else {
+      if (!read_any_level(line, &i, &level)) return false;
+      if (i >= n || line[i] != ' ') return false;
+      skip_blanks(line, &i);
+      const size_t at = i;
+      if (!read_name_then(line, &i, "[pid]: ", &logger)) {  // name[pid]: msg
+        i = at;
+        logger = {};
+        // nginx: pid#tid: [*connection ]msg
+        size_t j = i;
+        while (j < n && is_digit(line[j])) ++j;
+        if (j > i && j < n && line[j] == '#') {
+          size_t k = j + 1;
+          while (k < n && is_digit(line[k])) ++k;
+          if (k > j + 1 && line.substr(k, 2) == ": ") {
+            i = k + 2;
+            if (i < n && line[i] == '*') {
+              size_t c = i + 1;
+              while (c < n && is_digit(line[c])) ++c;
+              if (c > i + 1 && c < n && line[c] == ' ') i = c + 1;
+            }
+          }
+        }
+      }
+    }
+  }
+  std::string_view msg = trim_blanks(line.substr(i));
+  if (kafka && !msg.empty() && msg.back() == ')') {
+    // Kafka's log4j layout "[%d] %p %m (%c)": the logger closes the line.
+    const size_t open = msg.rfind(" (");
+    if (open != std::string_view::npos) {
+      std::string_view name = msg.substr(open + 2, msg.size() - open - 3);
+      bool ok = !name.empty() && name.find('.') != std::string_view::npos;
+      for (char c : name) ok = ok && is_name_char(c);
+      if (ok) {
+        logger = name;
+        msg = trim_blanks(msg.substr(0, open));
+      }
+    }
+  }
+  if (msg.empty()) return false;
+  LabelBuilder lb(structured_label_keys(), opts.max_labels, false, &opts.keep_keys);
+  lb.set(CanonicalLabel::kLevel, level);
+  if (!logger.empty()) lb.set(CanonicalLabel::kService, logger);
+  if (opts.keep_caller && !logger.empty()) msg = with_caller(logger, msg, scratch);
+  out->message = msg;
+  out->labels = lb.finish();
+  out->kind = "app";
+  return true;
+}
+
 // --- syslog header ---------------------------------------------------------
 
 bool is_level_word(std::string_view w) {
@@ -1213,8 +1384,16 @@ bool may_start_with_syslog_header(std::string_view t) {
   return t.size() >= 11 && is_digit(t[0]) && is_digit(t[3]) && t[4] == '-' && t[7] == '-' && t[10] == 'T';
 }
 
-bool may_start_with_app_layout(std::string_view t) {
-  if (t.size() < 24 || !is_digit(t[0])) return false;
+bool may_start_with_app_layout(std::string_view t, int version) {
+  if (version >= 2 && t.size() >= 8) {
+    if (t[0] == '[') return is_digit(t[1]) || (t[1] >= 'A' && t[1] <= 'Z' && t[4] == ' ');  // a date, Apache's "[Www "
+    if (t[0] >= 'A' && t[0] <= 'Z') {  // Python's LEVEL:name:
+      for (std::string_view l : {"DEBUG:", "INFO:", "WARNING:", "ERROR:", "CRITICAL:"})
+        if (t.starts_with(l)) return true;
+      return false;
+    }
+  }
+  if (t.size() < 19 || !is_digit(t[0])) return false;
   size_t i = 0;
   return skip_java_time(t, &i);
 }
@@ -1223,7 +1402,7 @@ bool may_be_structured(std::string_view line, const StructuredOptions& opts) {
   // Every other form has '=', '{' or a klog "file.go:NN]" marker.
   if (line.find_first_of("={]") != std::string_view::npos) return true;
   const std::string_view t = trim_blanks(line);
-  return (opts.syslog_headers && may_start_with_syslog_header(t)) || (opts.app_layouts && may_start_with_app_layout(t));
+  return (opts.syslog_headers && may_start_with_syslog_header(t)) || (opts.app_layouts > 0 && may_start_with_app_layout(t, opts.app_layouts));
 }
 
 bool unquote_go_string(std::string_view inner, std::string* out) { return go_unquote(inner, out); }
@@ -1248,7 +1427,9 @@ bool extract_structured(std::string_view line, const StructuredOptions& opts, St
     }
   }
   if (!t.empty()) {
-    if (opts.app_layouts && is_digit(t[0])) ok = try_java_layout(t, opts, out, scratch);
+    if (opts.app_layouts > 0 && is_digit(t[0])) ok = try_java_layout(t, opts, out, scratch);
+    if (!ok && opts.app_layouts >= 2 && (is_digit(t[0]) || t[0] == '[' || (t[0] >= 'A' && t[0] <= 'Z')))
+      ok = try_text_layout(t, opts, out, scratch);
     if (!ok && t.front() == '{') ok = try_json(t, opts, out, scratch);
     if (!ok && (t[0] == 'I' || t[0] == 'W' || t[0] == 'E' || t[0] == 'F')) ok = try_klog(t, opts, out, scratch);
     if (!ok && t.front() != '{') ok = try_logfmt(t, opts, out, scratch);

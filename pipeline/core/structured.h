@@ -14,7 +14,7 @@
 // containerd line in the journal). Kind "syslog" if none of them fits.
 //
 // Recognised, in this order (the first that fits wins):
-//   java       (opts.app_layouts) the default text layouts of the JVM's
+//   java       (opts.app_layouts >= 1) the default text layouts of the JVM's
 //              logging libraries; the message is the rest, level and logger
 //              become labels (level, service), date, pid and thread go:
 //                Spring Boot  DATE TIME LEVEL PID --- [APP] [THREAD] LOGGER : msg
@@ -26,6 +26,22 @@
 //              LEVEL: TRACE DEBUG INFO WARN WARNING ERROR FATAL SEVERE.
 //              The thread (it varies for one statement) never reaches the
 //              template; with opts.keep_caller the logger goes in front.
+//   app        (opts.app_layouts >= 2, layouts-v2) other default text
+//              layouts; the message is the rest, the level and a logger
+//              become labels (level, service), date, pid, thread and
+//              connection numbers go:
+//                Python       LEVEL:name:msg          (logging.basicConfig)
+//                             DATE TIME - name - LEVEL - msg
+//                generic      DATE TIME LEVEL msg, DATE TIME [level] msg
+//                             (Go, HashiCorp, many Node and Rust loggers),
+//                             then optionally name[pid]: (the logger)
+//                nginx        DATE TIME [level] pid#tid: [*conn ]msg
+//                Kafka        [DATE TIME] LEVEL msg (logger)
+//                Apache httpd [Www Mmm dd hh:mm:ss[.frac] yyyy] [module:level]
+//                             [pid N:tid N] [client ip:port] msg (2.4), or
+//                             [date] [level] [client ip] msg (2.2)
+//              DATE TIME as above or Go's "yyyy/mm/dd hh:mm:ss[.frac]". A bare
+//              LEVEL is an upper-case level word, a bracketed one any case.
 //   json       a JSON object line. The message is the first of
 //              opts.message_keys (default msg, message, log, text, event,
 //              short_message, @message, @mt, @m, body, textPayload) that holds
@@ -188,6 +204,22 @@ bool unquote_go_string(std::string_view inner, std::string* out);
 // ---------------------------------------------------------------------------
 // Structured-line extraction.
 
+// The versions of the application text layouts: part of the cluster-id
+// contract (GET /info). layouts-v1: the JVM's. layouts-v2: + Python, Go,
+// Kafka, nginx and Apache httpd.
+inline constexpr int kAppLayoutsOff = 0;
+inline constexpr int kAppLayoutsLatest = 2;
+constexpr std::string_view app_layouts_name(int version) {
+  return version == 1 ? "layouts-v1" : version == 2 ? "layouts-v2" : "";
+}
+// The inverse of app_layouts_name plus "off"; -1 for anything else.
+constexpr int parse_app_layouts(std::string_view name) {
+  if (name == "off") return kAppLayoutsOff;
+  for (int v = 1; v <= kAppLayoutsLatest; ++v)
+    if (name == app_layouts_name(v)) return v;
+  return -1;
+}
+
 struct StructuredOptions {
   std::vector<std::string> message_keys{"msg",  "message", "log", "text", "event", "short_message", "@message",
                                         "@mt", "@m",      "body", "textPayload"};
@@ -200,8 +232,10 @@ struct StructuredOptions {
   bool split_trailing_json = true;
   // Take a syslog header off a text line (see above).
   bool syslog_headers = true;
-  // Recognise the JVM logging libraries' text layouts (see above).
-  bool app_layouts = true;
+  // Recognise application text layouts (see above): kAppLayoutsOff, 1
+  // (layouts-v1: the JVM's) or 2 (layouts-v2: + Python, Go, Kafka, nginx,
+  // Apache httpd).
+  int app_layouts = kAppLayoutsLatest;
 };
 
 struct StructuredLine {
@@ -231,7 +265,8 @@ bool may_be_structured(std::string_view line, const StructuredOptions& opts);
 // month name then a blank, or an RFC 3339 date "yyyy-mm-ddT"). Callers use it
 // to skip extract_structured on plain text.
 bool may_start_with_syslog_header(std::string_view line);
-// The same for the Java layouts: does `line` start with their date/time?
-bool may_start_with_app_layout(std::string_view line);
+// The same for the application layouts of `version`: does `line` start with
+// one of their dates, or Python's "LEVEL:"?
+bool may_start_with_app_layout(std::string_view line, int version = kAppLayoutsLatest);
 
 }  // namespace logsift

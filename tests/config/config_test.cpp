@@ -6,6 +6,8 @@
 #include <nlohmann/json.hpp>
 
 #include "config/config.h"
+#include "pipeline/core/envelope.h"
+#include "pipeline/core/structured.h"
 
 namespace logsift {
 namespace {
@@ -78,6 +80,25 @@ TEST(Config, ValidationNamesTheBadKey) {
               d.validate();
             }),
             "premask[0].regex");
+}
+
+TEST(Config, AppLayoutsTakeAVersionOrABoolean) {
+  Config c = Config::defaults();
+  EXPECT_EQ(c.app_layouts, "layouts-v2");
+  c.apply_string("app_layouts", "layouts-v1");
+  EXPECT_EQ(c.app_layouts, "layouts-v1");
+  EXPECT_EQ(structured_options(c).app_layouts, 1);
+  // The boolean of earlier releases: false is off, true the latest layouts.
+  c.apply_string("app_layouts", "false");
+  EXPECT_EQ(c.app_layouts, "off");
+  EXPECT_EQ(structured_options(c).app_layouts, kAppLayoutsOff);
+  c.apply_json(nlohmann::json::parse(R"({"app_layouts": true})"));
+  EXPECT_EQ(c.app_layouts, "layouts-v2");
+  EXPECT_EQ(structured_options(c).app_layouts, kAppLayoutsLatest);
+  EXPECT_EQ(error_key([&] { c.apply_string("app_layouts", "layouts-v9"); }), "app_layouts");
+  EXPECT_EQ(error_key([&] { c.apply_json(nlohmann::json::parse(R"({"app_layouts": 1})")); }), "app_layouts");
+  EXPECT_EQ(error_key([&] { c.apply_string("app_layouts", "\xff\xfe"); }), "app_layouts");
+  EXPECT_EQ(c.app_layouts, "layouts-v2");  // a rejected value changes nothing
 }
 
 TEST(Config, SlotRulesTakeAVersionOrABoolean) {

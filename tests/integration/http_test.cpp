@@ -316,6 +316,32 @@ TEST_F(HttpApi, JavaLayoutLinesAreClusteredOnTheirMessageWhateverTheThread) {
   }
 }
 
+// layouts-v2: one Python statement written through the two layouts of
+// Python's logging docs and a "DATE LEVEL name[pid]:" layout gets one id, as
+// one nginx error-log statement from two workers and connections does; the
+// level and the logger become the examples' labels.
+TEST_F(HttpApi, TextLayoutLinesAreClusteredOnTheirMessage) {
+  json a = infer_ok(port_, "WARNING:billing.TextLayoutTest:invoice 4411 overdue by 3 days");
+  json b = infer_ok(port_, "2026-11-26 01:00:01,123 - billing.TextLayoutTest - WARNING - invoice 4412 overdue by 9 days");
+  json c = infer_ok(port_, "2026-11-26 01:00:02,456 WARNING billing.TextLayoutTest[812]: invoice 4413 overdue by 1 days");
+  EXPECT_EQ(a["cluster_id"], b["cluster_id"]) << a << "\n" << b;
+  EXPECT_EQ(a["cluster_id"], c["cluster_id"]) << a << "\n" << c;
+  EXPECT_EQ(a.value("template", "").rfind("invoice", 0), 0u) << a;
+  json cl = http_get(port_, "/clusters/" + a["cluster_id"].get<std::string>()).json_body();
+  ASSERT_TRUE(cl.contains("examples") && !cl["examples"].empty()) << cl;
+  for (const auto& ex : cl["examples"]) {
+    EXPECT_EQ(ex["labels"].value("service", ""), "billing.TextLayoutTest") << ex;
+    EXPECT_EQ(ex["labels"].value("level", ""), "warning") << ex;
+  }
+  json n1 = infer_ok(port_, "2026/11/26 01:00:03 [crit] 1201#1201: *77 SSL_do_handshake() failed while SSL handshaking, "
+                            "client: 10.0.0.1, server: 0.0.0.0:443");
+  json n2 = infer_ok(port_, "2026/11/26 01:00:04 [crit] 1377#1377: *90312 SSL_do_handshake() failed while SSL handshaking, "
+                            "client: 10.0.0.2, server: 0.0.0.0:443");
+  EXPECT_EQ(n1["cluster_id"], n2["cluster_id"]) << n1 << "\n" << n2;
+  EXPECT_EQ(n1.value("template", "").rfind("SSL_do_handshake()", 0), 0u) << n1;
+  EXPECT_NE(n1["cluster_id"], a["cluster_id"]);
+}
+
 TEST_F(HttpApi, ClusterQueryErrors) {
   // Unknown id: 404; malformed id: 400.
   auto unknown = http_get(port_, "/clusters/0123456789abcdef");

@@ -29,9 +29,9 @@ Extracted run(std::string_view line, const StructuredOptions& o = {}) {
 Labels L(std::initializer_list<std::pair<std::string, std::string>> l) { return Labels(l); }
 
 // Each line stays unstructured and is its own message.
-void expect_unstructured(std::initializer_list<const char*> lines) {
+void expect_unstructured(std::initializer_list<const char*> lines, const StructuredOptions& o = {}) {
   for (const char* line : lines) {
-    auto e = run(line);
+    auto e = run(line, o);
     EXPECT_FALSE(e.structured) << line;
     EXPECT_EQ(e.message, line);
   }
@@ -338,12 +338,18 @@ TEST(Structured, SyslogThenTheLinesOwnStructure) {
 
 TEST(Structured, NoSyslogHeaderNoChange) {
   // A date then a level and text: no tag with its marker, or a "host" that is a level.
+  StructuredOptions no_layouts;
+  no_layouts.app_layouts = kAppLayoutsOff;
   expect_unstructured({"2026-11-26T01:00:00Z INFO main: server started on :8080",
-                           "2026-11-26T01:00:00Z ERROR connection lost",
-                           "Nov 26 01:00:00 just some words here",
-                           "Nov is when the report: arrives",
-                           "sshd[812]: Accepted publickey for deploy",
-                           "2026-11-26 01:00:00 web-1 sshd[812]: no 'T' in the date"});
+                       "2026-11-26T01:00:00Z ERROR connection lost",
+                       "Nov 26 01:00:00 just some words here",
+                       "Nov is when the report: arrives",
+                       "sshd[812]: Accepted publickey for deploy",
+                       "2026-11-26 01:00:00 web-1 sshd[812]: no 'T' in the date"},
+                      no_layouts);
+  // The first two are an application layout (layouts-v2), not syslog.
+  EXPECT_EQ(run("2026-11-26T01:00:00Z INFO main: server started on :8080").kind, "app");
+  EXPECT_EQ(run("2026-11-26T01:00:00Z ERROR connection lost").message, "connection lost");
   // Switched off, a syslog line is text.
   StructuredOptions o;
   o.syslog_headers = false;
@@ -389,19 +395,93 @@ TEST(Structured, JavaLayouts) {
 }
 
 TEST(Structured, NoJavaLayoutNoChange) {
+  StructuredOptions v1;
+  v1.app_layouts = 1;  // the JVM layouts alone (layouts-v2 reads some of these as its own)
   expect_unstructured({"2026-11-26 01:00:00 INFO something happened - again",  // no [thread], no logger
-                           "2026-11-26 01:00:00,123 INFO [main] two words - x",     // a logger has no blank
-                           "01:00:00 [main] DEBUG com.example.App - no fraction",  // a bare time is too little
-                           "2026-11-26 01:00:00,123 NOTICE [main] a.B - not a JVM level",
-                           "12 - 3 = 9",
-                           "2026-11-26T01:00:00.123Z                    "});  // a date and blanks only
+                       "2026-11-26 01:00:00,123 INFO [main] two words - x",     // a logger has no blank
+                       "01:00:00 [main] DEBUG com.example.App - no fraction",  // a bare time is too little
+                       "2026-11-26 01:00:00,123 NOTICE [main] a.B - not a JVM level",
+                       "12 - 3 = 9",
+                       "2026-11-26T01:00:00.123Z                    "},  // a date and blanks only
+                      v1);
   StructuredOptions o;
-  o.app_layouts = false;
+  o.app_layouts = kAppLayoutsOff;
   EXPECT_FALSE(run("01:00:00.123 [main] DEBUG com.example.App - cache warmed", o).structured);
   EXPECT_TRUE(may_start_with_app_layout("2026-11-26T01:00:00.123Z  INFO 1 --- [main] a.B : m"));
   EXPECT_TRUE(may_start_with_app_layout("01:00:00.123 [main] DEBUG com.example.App - m"));
   EXPECT_FALSE(may_start_with_app_layout("Order placed for customer 17 - again"));
   EXPECT_FALSE(may_start_with_app_layout("01:00:00 [main] DEBUG com.example.App - m"));
+}
+
+TEST(Structured, TextLayouts) {
+  // Python's logging.basicConfig(): LEVEL:name:msg.
+  auto e = run("WARNING:app.db:disk almost full on /dev/sda1");
+  EXPECT_TRUE(e.structured);
+  EXPECT_EQ(e.kind, "app");
+  EXPECT_EQ(e.message, "disk almost full on /dev/sda1");
+  EXPECT_EQ(e.labels, L({{"service", "app.db"}, {"level", "warning"}}));
+  // The Python docs' "%(asctime)s - %(name)s - %(levelname)s - %(message)s".
+  e = run("2024-05-01 12:00:00,123 - app.db - ERROR - connection lost to db-1");
+  EXPECT_EQ(e.message, "connection lost to db-1");
+  EXPECT_EQ(e.labels, L({{"service", "app.db"}, {"level", "error"}}));
+  // DATE TIME LEVEL name[pid]: msg.
+  e = run("2024-05-01 12:00:00,456 ERROR app.db[4242]: connection lost to db-2");
+  EXPECT_EQ(e.message, "connection lost to db-2");
+  EXPECT_EQ(e.labels, L({{"service", "app.db"}, {"level", "error"}}));
+  // Go's log package with a [LEVEL] (HashiCorp's older layout), Go's date; an RFC 3339 date.
+  e = run("2024/05/01 12:00:00 [INFO] agent: synced with 3 peers");
+  EXPECT_EQ(e.message, "agent: synced with 3 peers");
+  EXPECT_EQ(e.labels, L({{"level", "info"}}));
+  EXPECT_EQ(run("2024-05-01T12:00:00.123Z [INFO]  agent: synced with 5 peers").message, "agent: synced with 5 peers");
+  e = run("2024-05-01 12:00:00 INFO starting server on :8080");
+  EXPECT_EQ(e.message, "starting server on :8080");
+  EXPECT_EQ(e.labels, L({{"level", "info"}}));
+  // nginx's error log: pid#tid and the connection number go.
+  e = run("2024/05/01 12:00:00 [error] 1234#1234: *56 open() \"/var/www/x\" failed (2: No such file or directory)");
+  EXPECT_EQ(e.message, "open() \"/var/www/x\" failed (2: No such file or directory)");
+  EXPECT_EQ(e.labels, L({{"level", "error"}}));
+  EXPECT_EQ(run("2024/05/01 12:00:00 [notice] 1#1: signal process started").message, "signal process started");
+  // Kafka's log4j layout "[%d] %p %m (%c)".
+  e = run("[2024-05-01 12:00:00,123] INFO [KafkaServer id=1] started (kafka.server.KafkaServer)");
+  EXPECT_EQ(e.message, "[KafkaServer id=1] started");
+  EXPECT_EQ(e.labels, L({{"service", "kafka.server.KafkaServer"}, {"level", "info"}}));
+  EXPECT_EQ(run("[2024-05-01 12:00:00,123] WARN retrying (in 5 s)").message, "retrying (in 5 s)");  // no logger
+  // Apache httpd 2.4 and 2.2 error logs.
+  e = run("[Wed Oct 11 14:32:52.123456 2000] [core:error] [pid 1234:tid 5678] [client 10.0.0.1:5678] AH00126: "
+          "Invalid URI in request GET x");
+  EXPECT_EQ(e.message, "AH00126: Invalid URI in request GET x");
+  EXPECT_EQ(e.labels, L({{"service", "core"}, {"level", "error"}}));
+  e = run("[Wed Oct 11 14:32:52 2000] [error] [client 127.0.0.1] client denied by server configuration: /x");
+  EXPECT_EQ(e.message, "client denied by server configuration: /x");
+  EXPECT_EQ(e.labels, L({{"level", "error"}}));
+  // keep_caller puts the logger in front; layouts-v1 leaves these lines alone.
+  StructuredOptions o;
+  o.keep_caller = true;
+  EXPECT_EQ(run("INFO:root:started worker 3", o).message, "caller=root started worker 3");
+  o = {};
+  o.app_layouts = 1;
+  EXPECT_FALSE(run("INFO:root:started worker 3", o).structured);
+  EXPECT_TRUE(may_start_with_app_layout("INFO:root:m"));
+  EXPECT_TRUE(may_start_with_app_layout("[2024-05-01 12:00:00,123] INFO m"));
+  EXPECT_TRUE(may_start_with_app_layout("[Wed Oct 11 14:32:52 2000] [error] m"));
+  EXPECT_TRUE(may_start_with_app_layout("2024/05/01 12:00:00 [INFO] m"));
+  EXPECT_FALSE(may_start_with_app_layout("INFO:root:m", 1));
+}
+
+TEST(Structured, NoTextLayoutNoChange) {
+  expect_unstructured({
+      "2024-05-01 12:00:00 starting server on :8080",           // no level
+      "2024-05-01 12:00:00 error connecting to db",             // a bare level is upper case
+      "2024-05-01 12:00:00 [main] started",                     // not a level in brackets
+      "2024-05-01 12:00:00 INFO",                               // no message
+      "ERROR: relation \"x\" does not exist",                    // PostgreSQL's, no name
+      "NOTICE:root:not a Python level",
+      "INFO:two words:x",                                       // a logger has no blank
+      "[2024-05-01 12:00:00] plain bracketed date",             // no level
+      "[Wed Oct 11 14:32:52 2000] [client 1.2.3.4] no level",   // no level
+      "[Mon Tue x] [error] not a date",
+      "2024-05-01 12:00:00 - two words - ERROR - x",           // a logger has no blank
+  });
 }
 
 // --- general ----------------------------------------------------------------
