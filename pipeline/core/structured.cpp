@@ -241,9 +241,9 @@ Labels LabelBuilder::finish() {
 
 const LabelKeyMap& structured_label_keys() {
   static const LabelKeyMap m{
-      {"service", "app", "service.name", "logger", "component"},
-      {"level", "severity", "lvl", "log.level"},
-      {"host", "hostname", "host.name"},
+      {"service", "app", "service.name", "logger", "component", "SYSLOG_IDENTIFIER", "_SYSTEMD_UNIT"},
+      {"level", "severity", "lvl", "log.level", "PRIORITY"},
+      {"host", "hostname", "host.name", "_HOSTNAME"},
   };
   return m;
 }
@@ -652,6 +652,9 @@ void json_labels(const std::vector<JMember>& members, int skip_index, const Stru
       std::string_view nl = numeric_level(*text);
       if (!nl.empty()) text = nl;
     }
+    // journald's PRIORITY is a syslog severity, "0".."7", as a string.
+    if (text->size() == 1 && (*text)[0] >= '0' && (*text)[0] <= '7' && iequals(key, "PRIORITY"))
+      text = syslog_severity_name((*text)[0] - '0');
     lb->add(key, *text);
   }
 }

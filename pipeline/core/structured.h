@@ -44,8 +44,8 @@
 //              LEVEL is an upper-case level word, a bracketed one any case.
 //   json       a JSON object line. The message is the first of
 //              opts.message_keys (default msg, message, log, text, event,
-//              short_message, @message, @mt, @m, body, textPayload) that holds
-//              a non-empty string. A "labels" member holding an object is read
+//              short_message, @message, @mt, @m, body, textPayload, MESSAGE:
+//              journald's) that holds a non-empty string (exact keys). A "labels" member holding an object is read
 //              as explicit labels (logsift's own TCP envelope form).
 //   klog       I1123 10:11:12.123456    1234 file.go:123] message
 //              and structured klog: ... file.go:123] "msg" key="val" k2=3
@@ -57,10 +57,12 @@
 //              text is the message, the object's fields are handled as above.
 // Anything else is unstructured: out->message is the whole line.
 //
-// Labels: level/severity/lvl/log.level -> "level" (lower-cased; pino/bunyan
-// numeric levels 10..60 -> trace..fatal; klog's I/W/E/F -> info/warning/
-// error/fatal), service/app/service.name/logger/component -> "service" (the
-// first of these present, in that order), host/hostname/host.name -> "host".
+// Labels: level/severity/lvl/log.level/PRIORITY -> "level" (lower-cased;
+// pino/bunyan numeric levels 10..60 -> trace..fatal; klog's I/W/E/F -> info/
+// warning/error/fatal; journald's PRIORITY "0".."7" -> emerg..debug),
+// service/app/service.name/logger/component/SYSLOG_IDENTIFIER/_SYSTEMD_UNIT
+// -> "service" (the first of these present, in that order), host/hostname/
+// host.name/_HOSTNAME -> "host".
 // Every other field (timestamps, trace/span ids, pids, caller, ...) is dropped
 // unless listed in opts.keep_keys; at most opts.max_labels labels. With
 // opts.keep_caller the caller (caller/source/logger/file[:line], klog's
@@ -222,7 +224,7 @@ constexpr int parse_app_layouts(std::string_view name) {
 
 struct StructuredOptions {
   std::vector<std::string> message_keys{"msg",  "message", "log", "text", "event", "short_message", "@message",
-                                        "@mt", "@m",      "body", "textPayload"};
+                                        "@mt", "@m",      "body", "textPayload", "MESSAGE"};
   // Fields kept as labels beyond service/level/host (exact key match).
   std::vector<std::string> keep_keys;
   int max_labels = 16;

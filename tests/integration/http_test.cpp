@@ -342,6 +342,31 @@ TEST_F(HttpApi, TextLayoutLinesAreClusteredOnTheirMessage) {
   EXPECT_NE(n1["cluster_id"], a["cluster_id"]);
 }
 
+// journald's JSON export, one object per line as `journalctl -o json` writes
+// it, posted as the line's text: one statement from two hosts gets one id, clustered on MESSAGE,
+// with the identifier, the severity and the host as the examples' labels.
+TEST_F(HttpApi, JournaldJsonLinesAreClusteredOnTheirMessage) {
+  std::vector<json> out;
+  for (int k = 0; k < 2; ++k)
+    out.push_back(infer_ok(port_, json{{"__CURSOR", "s=5;i=" + std::to_string(k)},
+                                       {"__REALTIME_TIMESTAMP", std::to_string(1700000000000000 + k)},
+                                       {"_HOSTNAME", "web-" + std::to_string(k)},
+                                       {"PRIORITY", "4"},
+                                       {"SYSLOG_IDENTIFIER", "journald-test"},
+                                       {"_PID", std::to_string(800 + k)},
+                                       {"MESSAGE", "quota of tenant " + std::to_string(40 + k) + " nearly used up"}}
+                                      .dump()));
+  EXPECT_EQ(out[0]["cluster_id"], out[1]["cluster_id"]) << out[0] << "\n" << out[1];
+  EXPECT_EQ(out[0].value("template", "").rfind("quota of tenant", 0), 0u) << out[0];
+  json cl = http_get(port_, "/clusters/" + out[0]["cluster_id"].get<std::string>()).json_body();
+  ASSERT_TRUE(cl.contains("examples") && !cl["examples"].empty()) << cl;
+  for (const auto& ex : cl["examples"]) {
+    EXPECT_EQ(ex["labels"].value("service", ""), "journald-test") << ex;
+    EXPECT_EQ(ex["labels"].value("level", ""), "warning") << ex;
+    EXPECT_EQ(ex["labels"].value("host", "").rfind("web-", 0), 0u) << ex;
+  }
+}
+
 TEST_F(HttpApi, ClusterQueryErrors) {
   // Unknown id: 404; malformed id: 400.
   auto unknown = http_get(port_, "/clusters/0123456789abcdef");

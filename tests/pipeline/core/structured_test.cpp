@@ -79,6 +79,24 @@ TEST(Structured, JsonMessageKeysOfTheCommonLibrariesByDefault) {
   EXPECT_EQ(run(R"({"event":"second","msg":"first"})").message, "first");
 }
 
+TEST(Structured, JournaldJson) {
+  // `journalctl -o json` (and the journald sources of Vector / Fluent Bit):
+  // MESSAGE is the message; SYSLOG_IDENTIFIER, PRIORITY (a syslog severity
+  // as a string) and _HOSTNAME become labels; cursors, timestamps and pids go.
+  auto e = run(R"({"__CURSOR":"s=1;i=2","__REALTIME_TIMESTAMP":"1700000000000000","_HOSTNAME":"web-1",)"
+               R"("PRIORITY":"3","SYSLOG_IDENTIFIER":"sshd","_PID":"812","_SYSTEMD_UNIT":"ssh.service",)"
+               R"("MESSAGE":"error: kex_exchange_identification: Connection closed by remote host"})");
+  EXPECT_TRUE(e.structured);
+  EXPECT_EQ(e.kind, "json");
+  EXPECT_EQ(e.message, "error: kex_exchange_identification: Connection closed by remote host");
+  EXPECT_EQ(e.labels, L({{"service", "sshd"}, {"level", "err"}, {"host", "web-1"}}));
+  // A unit's own line: the unit is the service when there is no identifier.
+  e = run(R"({"_SYSTEMD_UNIT":"nginx.service","PRIORITY":"6","MESSAGE":"Started nginx.service"})");
+  EXPECT_EQ(e.labels, L({{"service", "nginx.service"}, {"level", "info"}}));
+  // A PRIORITY that is no severity stays as it is.
+  EXPECT_EQ(run(R"({"PRIORITY":"9","MESSAGE":"m"})").labels, L({{"level", "9"}}));
+}
+
 TEST(Structured, JsonUnescapesIntoScratch) {
   StructuredLine out;
   std::string scratch;
