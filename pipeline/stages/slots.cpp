@@ -249,6 +249,62 @@ bool mark_backtick_spans(std::string_view line, std::span<Token> toks) {
   return any;
 }
 
+bool mark_json_spans(std::string_view line, std::span<Token> toks, const std::vector<std::string>& kept_keys) {
+  const size_t n = toks.size();
+  size_t first = 0, last = n;  // the first and one past the last non-blank token
+  while (first < n && is_blank_tok(line, toks[first])) ++first;
+  while (last > first && is_blank_tok(line, toks[last - 1])) --last;
+  auto delim_at = [&](size_t k) { return toks[k].kind == TokenKind::kDelim ? delim_char(line, toks[k]) : '\0'; };
+  bool any = false;
+  for (size_t i = first; i + 1 < last; ++i) {
+    const char open = delim_at(i);
+    if (open != '{' && open != '[') continue;
+    const char prev = i > 0 ? delim_at(i - 1) : ' ';
+    if (!(prev == ' ' || prev == '\t' || prev == '=' || prev == ':' || prev == '(')) continue;  // "args[0]", "x{"
+    const char next = delim_at(i + 1);
+    if (!(next == '"' || next == '\'' || (open == '[' && next == '{'))) continue;
+    // Find the matching close: brackets outside strings, strings in the
+    // quote that opened them, a quote after a word ending in '\' escaped.
+    int depth = 0;
+    char in_string = 0;
+    size_t string_at = 0;
+    bool colon = false, message_key = false;
+    size_t k = i;
+    for (; k < n; ++k) {
+      const char d = delim_at(k);
+      if (d == 0) continue;
+      if (in_string) {
+        const bool escaped = k > 0 && toks[k - 1].kind == TokenKind::kWord && line[toks[k - 1].end - 1] == '\\';
+        if (d == in_string && !escaped) {
+          in_string = 0;
+          // A message key ("msg": ...) keeps its object in the template, as
+          // the quoted rule keeps a message value.
+          if (k == string_at + 2 && toks[k - 1].kind == TokenKind::kWord && k + 1 < n && delim_at(k + 1) == ':' &&
+              is_kept_key(line.substr(toks[k - 1].begin, toks[k - 1].end - toks[k - 1].begin), kept_keys))
+            message_key = true;
+        }
+      } else if (d == '"' || d == '\'') {
+        in_string = d;
+        string_at = k;
+      } else if (d == '{' || d == '[') {
+        ++depth;
+      } else if (d == '}' || d == ']') {
+        if (--depth == 0) break;
+      } else if (d == ':' && depth == 1) {
+        colon = true;
+      }
+    }
+    if (k == n) return any;  // never closed: no later opening closes either
+    const bool whole_line = i == first && k + 1 == last;
+    if (!whole_line && !message_key && (open == '[' || colon)) {
+      mark(toks, i, k + 1);
+      any = true;
+    }
+    i = k;
+  }
+  return any;
+}
+
 bool is_unit_word(std::string_view w) {
   // a rate, "MB/s" or "KB/sec", is one word token
   for (std::string_view per : {std::string_view("/s"), std::string_view("/sec")})
@@ -363,6 +419,7 @@ void apply_slot_rules(std::string_view line, std::span<Token> toks, const std::v
 
   if (version >= 2) mark_error_tail(line, toks);
   if (version >= 3) {
+    mark_json_spans(line, toks, kept_keys);
     mark_backtick_spans(line, toks);
     mark_units(line, toks);
   }

@@ -39,6 +39,14 @@
 //           count, and a cause with no unmasked word is left alone.
 //  backtick (slots-v3) a `...` span, as Markdown-minded programs quote a
 //           name ("unknown field `retries`"), is one variable, as quoted.
+//  json     (slots-v3) a JSON object or a Python dict written into a
+//           message ({"id":42,...}, {'id': 42}), or an array of strings or
+//           objects (["a","b"], [{...}]), is one variable: a '{' or '[' after
+//           the line start, a blank, '=', ':' or '(', then a quote (or '{'
+//           in an array), up to its matching close (brackets outside quoted
+//           strings); an object needs a ':'. Not the whole line (that is a
+//           structured line's, or the message), and not an object with a
+//           message key ("msg": ..., see below).
 //  units    (slots-v3) a unit after a number is part of its value: the size
 //           and duration units of byte and time formatters (B kB KB MB GB TB
 //           PB KiB MiB GiB TiB PiB kb mb gb Kb Mb Gb byte bytes, ns us µs ms
@@ -74,7 +82,7 @@ namespace logsift {
 
 // The versions of these rules: part of the cluster-id contract (GET /info).
 // slots-v1: access, quoted, kv. slots-v2: v1 + errtail. slots-v3: v2 +
-// backtick + units.
+// json + backtick + units.
 inline constexpr int kSlotRulesOff = 0;
 inline constexpr int kSlotRulesLatest = 3;
 inline constexpr std::string_view kSlotRulesVersion = "slots-v3";
@@ -100,7 +108,8 @@ void apply_slot_rules(std::string_view line, std::span<Token> tokens, const std:
 
 // The errtail rule alone (part of slots-v2): true if it marked a cause.
 bool mark_error_tail(std::string_view line, std::span<Token> tokens);
-// The backtick and units rules alone (part of slots-v3): true if they marked.
+// The json, backtick and units rules alone (part of slots-v3): true if they marked.
+bool mark_json_spans(std::string_view line, std::span<Token> tokens, const std::vector<std::string>& kept_keys);
 bool mark_backtick_spans(std::string_view line, std::span<Token> tokens);
 bool mark_units(std::string_view line, std::span<Token> tokens);
 

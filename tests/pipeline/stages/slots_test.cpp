@@ -99,7 +99,7 @@ TEST(SlotRules, NoCauseWithoutAFailureClause) {
   EXPECT_EQ(slotted("job failed; next try: in an hour"), "job failed; next try: in an hour");
   EXPECT_EQ(slotted("cannot open file /etc/x.conf: 42"), "cannot open file <*>: <*>");
   // A failure word as a JSON key's closing quote, and a word that contains one.
-  EXPECT_EQ(slotted("got {\"error\": \"disk full\"} back"), "got {\"error\": \"<*>\"} back");
+  EXPECT_EQ(slotted("got {\"error\": \"disk full\"} back", 2), "got {\"error\": \"<*>\"} back");
   EXPECT_EQ(slotted("ErrorHandler started: pool ready"), "ErrorHandler started: pool ready");
 }
 
@@ -121,6 +121,28 @@ TEST(SlotRules, AUnitAfterANumberIsPartOfItsValue) {
   EXPECT_EQ(slotted("got 5 B-tree pages"), "got <*> B-tree pages");
   EXPECT_EQ(slotted("sent 5 packets"), "sent <*> packets");
   EXPECT_EQ(slotted("sent 5 Mbps"), "sent <*> Mbps");
+}
+
+TEST(SlotRules, JsonFragmentsAreOneVariable) {
+  const std::string tmpl = "received payload <*> from client";
+  EXPECT_EQ(slotted("received payload {\"id\":42,\"name\":\"x\"} from client"), tmpl);
+  EXPECT_EQ(slotted("received payload {\"user\":\"bob\",\"roles\":[\"admin\",\"dev\"],\"m\":{\"a\":1}} from client"), tmpl);
+  EXPECT_EQ(slotted("received payload {'id': 42, 'tags': ['a', 'b']} from client"), tmpl);  // a Python dict
+  EXPECT_EQ(slotted("received payload [\"a\",\"b\"] from client"), tmpl);
+  EXPECT_EQ(slotted("received payload [{\"a\":1},{\"a\":2}] from client"), tmpl);
+  EXPECT_EQ(slotted("body={\"k\":\"a}b\\\"c\"} sent"), "body=<*> sent");  // a brace and an escaped quote in a string
+  // Not a fragment: no quote after the opening, glued to a word, an object
+  // with no ':', never closed, or the whole line.
+  EXPECT_EQ(slotted("tags [a, b, c] applied"), "tags [a, b, c] applied");
+  EXPECT_EQ(slotted("args[\"x\"] set"), "args[\"<*>\"] set");
+  EXPECT_EQ(slotted("set {\"a\", \"b\"} done"), "set {\"<*>\", \"<*>\"} done");
+  EXPECT_EQ(slotted("open {\"a\":1 and more"), "open {\"a\":<*> and more");  // "a" is a JSON key
+  EXPECT_EQ(slotted("{\"a\":1}"), "{\"a\":<*>}");
+  EXPECT_EQ(slotted("[\"a\",\"b\"]"), "[\"<*>\",\"<*>\"]");
+  // An object with a message key keeps its message (and so its object).
+  EXPECT_EQ(slotted("payload {\"msg\": \"disk full\", \"device\":\"sda\"} dropped"),
+            "payload {\"msg\": \"disk full\", \"device\":\"<*>\"} dropped");
+  EXPECT_EQ(slotted("got {\"error\": \"disk full\"} back"), "got <*> back");
 }
 
 TEST(SlotRules, BacktickSpansAreOneVariable) {
@@ -200,15 +222,17 @@ TEST(SlotRules, LinearOnAdversarialLines) {
   std::string opens, pairs, kvs;
   for (int i = 0; i < 16384; ++i) opens += " 'a";
   for (int i = 0; i < 8192; ++i) pairs += " 'a' ";
-  std::string causes, ticks;
+  std::string causes, ticks, braces;
   for (int i = 0; i < 8192; ++i) kvs += "k=v:";
   for (int i = 0; i < 16384; ++i) ticks += " `a";
+  for (int i = 0; i < 16384; ++i) braces += " {\"a";
   for (int i = 0; i < 8192; ++i) causes += "a b: x failed: ";
   EXPECT_EQ(slotted(opens), opens);
   EXPECT_EQ(slotted(pairs).size(), pairs.size() + 2 * 8192);  // each a -> <*>
   EXPECT_EQ(slotted(kvs), "k=<*>:");
   EXPECT_EQ(slotted(causes), "a b: x failed: <*> ");
-  EXPECT_EQ(slotted(ticks), ticks);  // the trailing blank is no part of the cause
+  EXPECT_EQ(slotted(ticks), ticks);
+  EXPECT_EQ(slotted(braces), braces);  // the trailing blank is no part of the cause
 }
 
 }  // namespace
