@@ -189,7 +189,53 @@ std::vector<std::string> slot_rule_kept_keys(const std::vector<std::string>& mes
   return keys;
 }
 
-bool mark_access_line(std::string_view line, std::span<Token> toks) {
+// A quoted HTTP request line: METHOD, a blank, ..., a word "HTTP/...".
+bool is_request_field(std::string_view line, std::span<const Token> toks, const Field& f) {
+  static constexpr std::string_view kMethods[] = {"GET",     "POST",    "PUT",   "DELETE", "PATCH",
+                                                  "HEAD",    "OPTIONS", "TRACE", "CONNECT"};
+  if (f.kind != Field::kQuoted || f.inner_end < f.inner_begin + 3) return false;
+  const Token& m = toks[f.inner_begin];
+  if (m.kind != TokenKind::kWord || !is_blank_tok(line, toks[f.inner_begin + 1])) return false;
+  bool method = false;
+  for (std::string_view k : kMethods) method |= text_of(line, m) == k;
+  if (!method) return false;
+  for (size_t i = f.inner_begin + 2; i < f.inner_end; ++i)
+    if (toks[i].kind == TokenKind::kWord && text_of(line, toks[i]).starts_with("HTTP/")) return true;
+  return false;
+}
+
+// (slots-v3) Any access-log layout: a quoted request line followed by a
+// status (a number), within the first eight fields of a line of seven or
+// more (Envoy and Istio, Traefik, many proxies).
+bool is_wide_access_line(std::string_view line, std::span<const Token> toks) {
+  Field fields[9];
+  size_t count = 0;
+  bool stopped = false;
+  if (!scan_fields(line, toks, [&](const Field& f) {
+        fields[count++] = f;
+        stopped = count == 9;
+        return !stopped;
+      }) &&
+      !stopped)
+    return false;
+  if (count < 7) return false;
+  for (size_t k = 0; k + 1 < count && k < 8; ++k) {
+    const Field& st = fields[k + 1];
+    if (is_request_field(line, toks, fields[k]) && st.kind == Field::kBare && st.inner_end == st.inner_begin + 1 &&
+        toks[st.inner_begin].kind == TokenKind::kVar)
+      return true;
+  }
+  return false;
+}
+
+bool mark_access_line(std::string_view line, std::span<Token> toks, bool wide) {
+  if (wide && is_wide_access_line(line, toks)) {
+    scan_fields(line, toks, [&](const Field& f) {
+      mark(toks, f.inner_begin, f.inner_end);
+      return true;
+    });
+    return true;
+  }
   // The first nine fields decide; the rest only need the shape. Most lines
   // have no bracket as their 4th or 5th field: the scan stops there.
   Field fields[9];
@@ -351,7 +397,7 @@ bool mark_units(std::string_view line, std::span<Token> toks) {
 
 void apply_slot_rules(std::string_view line, std::span<Token> toks, const std::vector<std::string>& kept_keys,
                       int version) {
-  if (version <= kSlotRulesOff || toks.empty() || mark_access_line(line, toks)) return;
+  if (version <= kSlotRulesOff || toks.empty() || mark_access_line(line, toks, version >= 3)) return;
   const size_t n = toks.size();
 
   // quoted: '...', "..." and `...'.

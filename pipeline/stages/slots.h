@@ -14,6 +14,11 @@
 //           is one log statement, so every field is a variable and the
 //           template keeps only the field structure:
 //           <*> <*> <*> [<*>] "<*>" <*> <*> "<*>" "<*>".
+//           (slots-v3) Any other access-log layout too: a quoted HTTP
+//           request line ("METHOD target HTTP/v") followed by a status (a
+//           number), within the first eight fields of a line of seven or
+//           more blank-separated fields (Envoy's and Istio's default,
+//           Traefik, many proxies): every field is a variable.
 //  quoted   the inside of a quoted span, '...', "..." or `...', is one
 //           variable. An opening quote follows the line start or a
 //           delimiter, a closing one is followed by the line end or a
@@ -118,6 +123,6 @@ std::vector<std::string> slot_rule_kept_keys(const std::vector<std::string>& mes
 
 // The access rule alone: true if `tokens` form an NCSA access-log line (then
 // every field is marked).
-bool mark_access_line(std::string_view line, std::span<Token> tokens);
+bool mark_access_line(std::string_view line, std::span<Token> tokens, bool wide = false);
 
 }  // namespace logsift

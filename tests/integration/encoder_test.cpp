@@ -159,9 +159,10 @@ TEST(BuiltinEncoderServe, InfoReportsContractAndFoundingPairSharesAnId) {
 
 // Slot rules over HTTP: one access-log statement and one quoted-value event
 // each get one id (slots-v1 and later); two causes of one failure statement
-// get one id from slots-v2 on; one statement whose formatter picked two units
-// gets one id with slots-v3; with slot_rules off (the ids of earlier
-// releases) the same lines split. /info says which rules ran.
+// get one id from slots-v2 on; one statement whose formatter picked two
+// units, and two lines of Envoy's access log, get one id with slots-v3; with
+// slot_rules off (the ids of earlier releases) the same lines split. /info
+// says which rules ran.
 TEST(BuiltinEncoderServe, SlotRulesJoinValuesThatLookLikeWords) {
   const std::vector<std::string> access = {
       R"x(10.1.2.3 - - [25/Nov/2026:10:00:01 +0000] "GET /index.html HTTP/1.1" 200 612 "-" "curl/8.4.0")x",
@@ -179,8 +180,12 @@ TEST(BuiltinEncoderServe, SlotRulesJoinValuesThatLookLikeWords) {
       "backup of orders finished: 1.5 GB in 12 s",
       "backup of orders finished: 830 KB in 250 ms",
   };
+  const std::vector<std::string> envoy = {
+      R"x([2026-11-26T12:00:00.123Z] "GET /api/v1/users HTTP/1.1" 200 - 0 1534 12 10 "10.0.0.1" "curl/8.4.0" "a1b2c3d4-1111-2222-3333-444455556666" "api.example.com" "10.0.0.2:8080")x",
+      R"x([2026-11-26T12:00:02.789Z] "GET /healthz HTTP/1.1" 503 UF 0 91 1 - "-" "kube-probe/1.27" "c1b2c3d4-1111-2222-3333-444455556666" "10.0.0.3:15021" "-")x",
+  };
   const std::vector<std::pair<const std::vector<std::string>*, int>> groups = {
-      {&access, 1}, {&quoted, 1}, {&causes, 2}, {&units, 3}};  // the first version that joins the pair
+      {&access, 1}, {&quoted, 1}, {&causes, 2}, {&units, 3}, {&envoy, 3}};  // the first version that joins the pair
   for (const std::string mode : {"slots-v3", "slots-v2", "slots-v1", "off"}) {
     TempDir data("logsift-slots-");
     ServerOptions opts;

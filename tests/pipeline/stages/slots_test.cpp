@@ -209,6 +209,39 @@ TEST(SlotRules, OnlyTheAccessShapeIsAnAccessLine) {
   EXPECT_FALSE(is_access(""));
 }
 
+TEST(SlotRules, OtherAccessLayoutsKeepOnlyTheirFieldStructure) {
+  // Envoy's / Istio's default access log: response flags, "-" for a missing
+  // upstream, the agent and the authority all vary for one statement.
+  const std::string envoy = "[<*>] \"<*>\" <*> <*> <*> <*> <*> <*> \"<*>\" \"<*>\" \"<*>\" \"<*>\" \"<*>\"";
+  EXPECT_EQ(slotted("[2024-05-01T12:00:00.123Z] \"GET /api/v1/users HTTP/1.1\" 200 - 0 1534 12 10 \"10.0.0.1\" "
+                    "\"curl/7.68.0\" \"a1b2c3d4-1111-2222-3333-444455556666\" \"api.example.com\" \"10.0.0.2:8080\""),
+            envoy);
+  EXPECT_EQ(slotted("[2024-05-01T12:00:02.789Z] \"GET /healthz HTTP/1.1\" 503 UF 0 91 1 - \"-\" \"kube-probe/1.27\" "
+                    "\"c1b2c3d4-1111-2222-3333-444455556666\" \"10.0.0.3:15021\" \"-\""),
+            envoy);
+  // slots-v2 keeps the flags in the template.
+  EXPECT_NE(slotted("[2024-05-01T12:00:02.789Z] \"GET /healthz HTTP/1.1\" 503 UF 0 91 1 - \"-\" \"kube-probe/1.27\" "
+                    "\"c1b2c3d4-1111-2222-3333-444455556666\" \"10.0.0.3:15021\" \"-\"",
+                    2),
+            envoy);
+  // Not an access line: no status after the request, a word where the status
+  // goes, not a method, no "HTTP/", or fewer than seven fields.
+  for (const char* line : {
+           "upstream reset, request: \"GET / HTTP/1.1\", host: \"a\" x y z w",
+           "[t] \"GET / HTTP/1.1\" OK a b c d e",
+           "[t] \"FETCH / HTTP/1.1\" 200 a b c d e",
+           "[t] \"GET / now\" 200 a b c d e",
+           "served \"GET / HTTP/1.1\" 200 in 3 ms",
+       }) {
+    SCOPED_TRACE(line);
+    std::vector<Token> toks;
+    static const Premasker pm(Config::defaults().premask);
+    std::string l(line);
+    tokenize(l, pm.find(l), &toks);
+    EXPECT_FALSE(mark_access_line(l, toks, true));
+  }
+}
+
 TEST(SlotRules, NeverReadThePreMaskedBytes) {
   // Lines with the same pre-masked form (the line cache's key) get the same
   // marks: "/a/b" and "/a/b/" are both one path span before the quote.
