@@ -103,49 +103,40 @@ void set_premask(Config& c, const json& v) {
   c.premask = std::move(out);
 }
 
-// app_layouts: a version name of pipeline/core/structured.h, "off", or (as
-// before layouts-v2) a boolean: true is the latest layouts, false is "off".
-void set_app_layouts(Config& c, const json& v) {
+// A versioned key (slot_rules, app_layouts): a version name, "off", or (as
+// before the versions) a boolean: true is the latest version, false is "off".
+// `parse` gives -1 for a name it does not know; `names` lists the accepted
+// values for the error.
+void set_version_name(std::string* field, const char* key, int (*parse)(std::string_view), std::string_view latest,
+                      const char* names, const json& v) {
   if (v.is_boolean()) {
-    c.app_layouts = v.get<bool>() ? app_layouts_name(kAppLayoutsLatest) : "off";
+    *field = v.get<bool>() ? std::string(latest) : "off";
     return;
   }
   if (v.is_string()) {
     const std::string s = v.get<std::string>();
-    if (parse_app_layouts(s) >= 0) {
-      c.app_layouts = s;
+    if (parse(s) >= 0) {
+      *field = s;
       return;
     }
     if (s == "true" || s == "on" || s == "false") {
-      c.app_layouts = s == "false" ? "off" : std::string(app_layouts_name(kAppLayoutsLatest));
-      return;
-    }
-  }
-  throw ConfigError("app_layouts", "expected \"layouts-v2\", \"layouts-v1\", \"off\", true or false, got " +
-                                       v.dump(-1, ' ', false, json::error_handler_t::replace));
-}
-
-// slot_rules: a version name of pipeline/stages/slots.h, "off", or (as before
-// slots-v2) a boolean: true is the latest rules, false is "off".
-void set_slot_rules(Config& c, const json& v) {
-  if (v.is_boolean()) {
-    c.slot_rules = v.get<bool>() ? kSlotRulesVersion : "off";
-    return;
-  }
-  if (v.is_string()) {
-    const std::string s = v.get<std::string>();
-    if (parse_slot_rules(s) >= 0) {
-      c.slot_rules = s;
-      return;
-    }
-    if (s == "true" || s == "on" || s == "false") {
-      c.slot_rules = s == "false" ? "off" : kSlotRulesVersion;
+      *field = s == "false" ? "off" : std::string(latest);
       return;
     }
   }
   // dump() of a string with invalid UTF-8 throws unless told to replace (found by fuzz_config).
-  throw ConfigError("slot_rules", "expected \"slots-v3\", \"slots-v2\", \"slots-v1\", \"off\", true or false, got " +
-                                      v.dump(-1, ' ', false, json::error_handler_t::replace));
+  throw ConfigError(key, std::string("expected ") + names + ", \"off\", true or false, got " +
+                             v.dump(-1, ' ', false, json::error_handler_t::replace));
+}
+
+void set_app_layouts(Config& c, const json& v) {
+  set_version_name(&c.app_layouts, "app_layouts", [](std::string_view n) { return parse_app_layouts(n); },
+                   app_layouts_name(kAppLayoutsLatest), "\"layouts-v2\", \"layouts-v1\"", v);
+}
+
+void set_slot_rules(Config& c, const json& v) {
+  set_version_name(&c.slot_rules, "slot_rules", [](std::string_view n) { return parse_slot_rules(n); },
+                   kSlotRulesVersion, "\"slots-v3\", \"slots-v2\", \"slots-v1\"", v);
 }
 
 json get_premask(const Config& c) {

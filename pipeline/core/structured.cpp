@@ -1112,16 +1112,22 @@ bool skip_bracket(std::string_view s, size_t* i) {
   return *i < s.size() && s[*i] == ' ';
 }
 
+// A character of a logger name: a Java class, a dotted or hyphenated name.
+bool is_name_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_digit(c) || c == '.' || c == '_' || c == '-' ||
+         c == '$';
+}
+
+// Python logging's level names, the LEVEL of its "LEVEL:name:msg".
+constexpr std::string_view kPythonLevels[] = {"DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"};
+
 // A logger name (a Java class or a dotted name) at s[*i], then blanks, then
 // `sep` and a blank. Returns the logger.
 bool read_java_logger(std::string_view s, size_t* i, char sep, std::string_view* logger) {
   const size_t b = *i;
   size_t j = b;
   while (j < s.size() && s[j] != ' ') {
-    const char c = s[j];
-    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_digit(c) || c == '.' || c == '_' || c == '$' ||
-          c == '-'))
-      return false;
+    if (!is_name_char(s[j])) return false;
     ++j;
   }
   if (j == b || j - b > 256) return false;
@@ -1184,11 +1190,6 @@ bool try_java_layout(std::string_view line, const StructuredOptions& opts, Struc
 
 bool is_level_word(std::string_view w);
 
-bool is_name_char(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_digit(c) || c == '.' || c == '_' || c == '-' ||
-         c == '$';
-}
-
 // A level at s[*i]: a bare upper-case level word, or any case in brackets
 // ("[INFO]", "[warn]", Apache's "[core:error]": the module goes to *module).
 bool read_any_level(std::string_view s, size_t* i, std::string_view* level, std::string_view* module = nullptr) {
@@ -1217,22 +1218,32 @@ bool read_any_level(std::string_view s, size_t* i, std::string_view* level, std:
   return true;
 }
 
-// A logger name at s[*i] then `suffix` ("[pid]: " is read as '[' digits "]: ").
-bool read_name_then(std::string_view s, size_t* i, std::string_view suffix, std::string_view* name) {
+// A logger name at s[*i] (at most 256 bytes); advances *i past it.
+bool read_name(std::string_view s, size_t* i, std::string_view* name) {
   size_t j = *i;
   while (j < s.size() && is_name_char(s[j])) ++j;
   if (j == *i || j - *i > 256) return false;
   *name = s.substr(*i, j - *i);
-  if (suffix == "[pid]: ") {
-    if (j >= s.size() || s[j] != '[') return false;
-    size_t k = j + 1;
-    while (k < s.size() && is_digit(s[k])) ++k;
-    if (k == j + 1 || s.substr(k, 3) != "]: ") return false;
-    *i = k + 3;
-    return true;
-  }
-  if (s.substr(j, suffix.size()) != suffix) return false;
+  *i = j;
+  return true;
+}
+
+// A logger name then `suffix`.
+bool read_name_then(std::string_view s, size_t* i, std::string_view suffix, std::string_view* name) {
+  size_t j = *i;
+  if (!read_name(s, &j, name) || s.substr(j, suffix.size()) != suffix) return false;
   *i = j + suffix.size();
+  return true;
+}
+
+// A logger name then "[PID]: ".
+bool read_name_pid(std::string_view s, size_t* i, std::string_view* name) {
+  size_t j = *i;
+  if (!read_name(s, &j, name) || j >= s.size() || s[j] != '[') return false;
+  size_t k = j + 1;
+  while (k < s.size() && is_digit(s[k])) ++k;
+  if (k == j + 1 || s.substr(k, 3) != "]: ") return false;
+  *i = k + 3;
   return true;
 }
 
@@ -1257,14 +1268,13 @@ bool try_text_layout(std::string_view line, const StructuredOptions& opts, Struc
   const size_t n = line.size();
   size_t i = 0;
   std::string_view level, logger;
-  bool kafka = false;
+  bool bracketed_date = false;  // Kafka's layout: then a logger may close the line
   if (line[0] >= 'A' && line[0] <= 'Z') {
     // Python's basicConfig(): LEVEL:name:msg
-    static constexpr std::string_view kPy[] = {"DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"};
     size_t j = 0;
     while (j < n && line[j] >= 'A' && line[j] <= 'Z') ++j;
     bool ok = false;
-    for (std::string_view l : kPy) ok |= line.substr(0, j) == l;
+    for (std::string_view l : kPythonLevels) ok |= line.substr(0, j) == l;
     if (!ok || j >= n || line[j] != ':') return false;
     level = line.substr(0, j);
     i = j + 1;
@@ -1287,7 +1297,7 @@ bool try_text_layout(std::string_view line, const StructuredOptions& opts, Struc
       i = 1;
       if (!skip_java_time(line, &i, ']')) return false;
       ++i;
-      kafka = true;
+      bracketed_date = true;
     } else if (!is_digit(line[0]) || !skip_java_time(line, &i)) {
       return false;
     }
@@ -1305,7 +1315,7 @@ bool try_text_layout(std::string_view line, const StructuredOptions& opts, Struc
       if (i >= n || line[i] != ' ') return false;
       skip_blanks(line, &i);
       const size_t at = i;
-      if (!read_name_then(line, &i, "[pid]: ", &logger)) {  // name[pid]: msg
+      if (!read_name_pid(line, &i, &logger)) {  // name[pid]: msg
         i = at;
         logger = {};
         // nginx: pid#tid: [*connection ]msg
@@ -1327,7 +1337,7 @@ bool try_text_layout(std::string_view line, const StructuredOptions& opts, Struc
     }
   }
   std::string_view msg = trim_blanks(line.substr(i));
-  if (kafka && !msg.empty() && msg.back() == ')') {
+  if (bracketed_date && !msg.empty() && msg.back() == ')') {
     // Kafka's log4j layout "[%d] %p %m (%c)": the logger closes the line.
     const size_t open = msg.rfind(" (");
     if (open != std::string_view::npos) {
@@ -1391,8 +1401,8 @@ bool may_start_with_app_layout(std::string_view t, int version) {
   if (version >= 2 && t.size() >= 8) {
     if (t[0] == '[') return is_digit(t[1]) || (t[1] >= 'A' && t[1] <= 'Z' && t[4] == ' ');  // a date, Apache's "[Www "
     if (t[0] >= 'A' && t[0] <= 'Z') {  // Python's LEVEL:name:
-      for (std::string_view l : {"DEBUG:", "INFO:", "WARNING:", "ERROR:", "CRITICAL:"})
-        if (t.starts_with(l)) return true;
+      for (std::string_view l : kPythonLevels)
+        if (t.starts_with(l) && t.size() > l.size() && t[l.size()] == ':') return true;
       return false;
     }
   }

@@ -260,7 +260,7 @@ bool extract_structured(std::string_view line, const StructuredOptions& opts, St
 
 // The cheap gate in front of extract_structured for plain text: false means
 // extract_structured would find nothing (no '=', '{' or ']', and no syslog
-// header or Java layout date at the start, as far as opts enable them).
+// header or application layout start, as far as opts enable them).
 bool may_be_structured(std::string_view line, const StructuredOptions& opts);
 
 // A cheap test: could `line` start with a syslog header? ("<" then a digit, a

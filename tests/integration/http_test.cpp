@@ -19,6 +19,19 @@ constexpr int kMaxBodyBytes = 65536;
 constexpr int kMaxLineBytes = 2048;
 constexpr int kMaxLinesPerRequest = 50;
 
+// The examples of cluster `id` (GET /clusters/ID): returns them, after
+// checking that every one has these service and level labels.
+json examples_labelled(int port, const json& id, const std::string& service, const std::string& level) {
+  json cl = http_get(port, "/clusters/" + id.get<std::string>()).json_body();
+  EXPECT_TRUE(cl.contains("examples") && cl["examples"].is_array() && !cl["examples"].empty()) << cl;
+  if (!cl.contains("examples") || !cl["examples"].is_array()) return json::array();
+  for (const auto& ex : cl["examples"]) {
+    EXPECT_EQ(ex["labels"].value("service", ""), service) << ex;
+    EXPECT_EQ(ex["labels"].value("level", ""), level) << ex;
+  }
+  return cl["examples"];
+}
+
 // One server for the whole suite, with small limits so that the limit cases
 // are cheap. Tests that need exact counts use texts no other test sends.
 class HttpApi : public ::testing::Test {
@@ -308,12 +321,7 @@ TEST_F(HttpApi, JavaLayoutLinesAreClusteredOnTheirMessageWhateverTheThread) {
   EXPECT_EQ(a["cluster_id"], b["cluster_id"]) << a << "\n" << b;
   EXPECT_EQ(a["cluster_id"], c["cluster_id"]) << a << "\n" << c;
   EXPECT_EQ(a.value("template", "").rfind("Order placed for customer", 0), 0u) << a;
-  json cl = http_get(port_, "/clusters/" + a["cluster_id"].get<std::string>()).json_body();
-  ASSERT_TRUE(cl.contains("examples") && !cl["examples"].empty()) << cl;
-  for (const auto& ex : cl["examples"]) {
-    EXPECT_EQ(ex["labels"].value("service", ""), "c.e.orders.JavaLayoutTest") << ex;
-    EXPECT_EQ(ex["labels"].value("level", ""), "info") << ex;
-  }
+  examples_labelled(port_, a["cluster_id"], "c.e.orders.JavaLayoutTest", "info");
 }
 
 // layouts-v2: one Python statement written through the two layouts of
@@ -327,12 +335,7 @@ TEST_F(HttpApi, TextLayoutLinesAreClusteredOnTheirMessage) {
   EXPECT_EQ(a["cluster_id"], b["cluster_id"]) << a << "\n" << b;
   EXPECT_EQ(a["cluster_id"], c["cluster_id"]) << a << "\n" << c;
   EXPECT_EQ(a.value("template", "").rfind("invoice", 0), 0u) << a;
-  json cl = http_get(port_, "/clusters/" + a["cluster_id"].get<std::string>()).json_body();
-  ASSERT_TRUE(cl.contains("examples") && !cl["examples"].empty()) << cl;
-  for (const auto& ex : cl["examples"]) {
-    EXPECT_EQ(ex["labels"].value("service", ""), "billing.TextLayoutTest") << ex;
-    EXPECT_EQ(ex["labels"].value("level", ""), "warning") << ex;
-  }
+  examples_labelled(port_, a["cluster_id"], "billing.TextLayoutTest", "warning");
   json n1 = infer_ok(port_, "2026/11/26 01:00:03 [crit] 1201#1201: *77 SSL_do_handshake() failed while SSL handshaking, "
                             "client: 10.0.0.1, server: 0.0.0.0:443");
   json n2 = infer_ok(port_, "2026/11/26 01:00:04 [crit] 1377#1377: *90312 SSL_do_handshake() failed while SSL handshaking, "
@@ -358,13 +361,8 @@ TEST_F(HttpApi, JournaldJsonLinesAreClusteredOnTheirMessage) {
                                       .dump()));
   EXPECT_EQ(out[0]["cluster_id"], out[1]["cluster_id"]) << out[0] << "\n" << out[1];
   EXPECT_EQ(out[0].value("template", "").rfind("quota of tenant", 0), 0u) << out[0];
-  json cl = http_get(port_, "/clusters/" + out[0]["cluster_id"].get<std::string>()).json_body();
-  ASSERT_TRUE(cl.contains("examples") && !cl["examples"].empty()) << cl;
-  for (const auto& ex : cl["examples"]) {
-    EXPECT_EQ(ex["labels"].value("service", ""), "journald-test") << ex;
-    EXPECT_EQ(ex["labels"].value("level", ""), "warning") << ex;
+  for (const auto& ex : examples_labelled(port_, out[0]["cluster_id"], "journald-test", "warning"))
     EXPECT_EQ(ex["labels"].value("host", "").rfind("web-", 0), 0u) << ex;
-  }
 }
 
 TEST_F(HttpApi, ClusterQueryErrors) {
