@@ -131,7 +131,7 @@ void set_version_name(std::string* field, const char* key, int (*parse)(std::str
 
 void set_app_layouts(Config& c, const json& v) {
   set_version_name(&c.app_layouts, "app_layouts", [](std::string_view n) { return parse_app_layouts(n); },
-                   app_layouts_name(kAppLayoutsLatest), "\"layouts-v2\", \"layouts-v1\"", v);
+                   app_layouts_name(kAppLayoutsLatest), "\"layouts-v3\", \"layouts-v2\", \"layouts-v1\"", v);
 }
 
 void set_slot_rules(Config& c, const json& v) {

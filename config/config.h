@@ -48,7 +48,7 @@ struct Config {
   std::string message_keys;  // comma-separated
   bool structured_keep_caller = false;
   bool syslog_headers = true;  // pipeline/core/structured.h: a text line's syslog header -> labels
-  std::string app_layouts = "layouts-v2";  // pipeline/core/structured.h: "layouts-v2" | "layouts-v1" | "off"
+  std::string app_layouts = "layouts-v3";  // pipeline/core/structured.h: "layouts-v3" | "layouts-v2" | "layouts-v1" | "off"
   // message_keys split (split_list). Inline: the parsers' fuzz targets link
   // the envelope without config.cpp.
   std::vector<std::string> message_key_list() const {

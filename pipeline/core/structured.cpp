@@ -1186,7 +1186,7 @@ bool try_java_layout(std::string_view line, const StructuredOptions& opts, Struc
   return true;
 }
 
-// --- other application layouts (layouts-v2) ---------------------------------
+// --- other application layouts (layouts-v2, layouts-v3) -----------------------
 
 bool is_level_word(std::string_view w);
 
@@ -1260,6 +1260,134 @@ bool skip_apache_date(std::string_view s, size_t* i) {
   return true;
 }
 
+// layouts-v3: a bracketed date that ends in a blank-separated zone, as
+// gunicorn writes it ("[2024-05-01 12:00:00 +0000]"), at s[*i] = '['.
+bool skip_bracketed_date(std::string_view s, size_t* i, bool zone_after_blank) {
+  size_t j = *i + 1;
+  if (skip_java_time(s, &j, ']')) {
+    *i = j + 1;
+    return true;
+  }
+  j = *i + 1;
+  if (!zone_after_blank || !skip_java_time(s, &j, ' ')) return false;
+  ++j;
+  if (j + 6 > s.size() || (s[j] != '+' && s[j] != '-') || s[j + 5] != ']') return false;
+  for (size_t k = j + 1; k < j + 5; ++k)
+    if (!is_digit(s[k])) return false;
+  *i = j + 6;
+  return true;
+}
+
+// A Rust module path ("my_crate::net::server") at s[*i], then `suffix`.
+bool read_rust_target_then(std::string_view s, size_t* i, std::string_view suffix, std::string_view* target) {
+  size_t j = *i;
+  while (j < s.size()) {
+    if (s[j] == ':' && j + 1 < s.size() && s[j + 1] == ':')
+      j += 2;
+    else if (is_name_char(s[j]) && s[j] != '.' && s[j] != '$')
+      ++j;
+    else
+      break;
+  }
+  std::string_view t = s.substr(*i, j - *i);
+  if (t.empty() || t.size() > 256 || t.find("::") == std::string_view::npos || t.back() == ':') return false;
+  if (s.substr(j, suffix.size()) != suffix) return false;
+  *target = t;
+  *i = j + suffix.size();
+  return true;
+}
+
+// Ruby's Logger: "I, [2024-05-01T12:00:00.123456 #1234]  INFO -- progname: msg"
+// (an empty progname leaves "-- : msg"); the first letter repeats the level.
+bool read_ruby_header(std::string_view line, size_t* i, std::string_view* level, std::string_view* logger) {
+  static constexpr std::string_view kRuby[] = {"DEBUG", "INFO", "WARN", "ERROR", "FATAL", "ANY"};
+  const size_t n = line.size();
+  if (n < 12 || line.substr(1, 3) != ", [") return false;
+  size_t j = 4;
+  if (!skip_java_time(line, &j, ' ') || j + 2 >= n || line[j + 1] != '#') return false;
+  j += 2;
+  const size_t pid = j;
+  while (j < n && is_digit(line[j])) ++j;
+  if (j == pid || j >= n || line[j] != ']') return false;
+  ++j;
+  skip_blanks(line, &j);
+  const size_t lb = j;
+  while (j < n && line[j] >= 'A' && line[j] <= 'Z') ++j;
+  std::string_view lv = line.substr(lb, j - lb);
+  bool ok = false;
+  for (std::string_view l : kRuby) ok |= lv == l;
+  if (!ok || lv[0] != line[0] || line.substr(j, 4) != " -- ") return false;
+  j += 4;
+  if (line.substr(j, 2) == ": ") {
+    *logger = {};
+    j += 2;
+  } else if (!read_name_then(line, &j, ": ", logger)) {
+    return false;
+  }
+  *level = lv;
+  *i = j;
+  return true;
+}
+
+// Go's log package with Lshortfile or Llongfile: a "name.go:NN: " at s[*i]
+// is the caller, constant per statement; it goes like klog's.
+void skip_go_shortfile(std::string_view s, size_t* i) {
+  size_t j = *i;
+  while (j < s.size() && s[j] != ' ' && s[j] != ':') ++j;
+  if (j < *i + 4 || s.substr(j - 3, 3) != ".go" || j + 1 >= s.size() || s[j] != ':' || !is_digit(s[j + 1])) return;
+  size_t k = j + 1;
+  while (k < s.size() && is_digit(s[k])) ++k;
+  if (s.substr(k, 2) == ": ") *i = k + 2;
+}
+
+// layouts-v3's bracketed headers, read whole at s[0] = '[':
+//   Rust's env_logger  [DATE LEVEL target] msg
+//   spdlog             [DATE] [name] [level] msg
+//   gunicorn           [DATE +zone] [pid] [LEVEL] msg   (the pid goes)
+//   PHP's Monolog      [DATE] channel.LEVEL: msg
+bool read_bracketed_header_v3(std::string_view s, size_t* i, std::string_view* level, std::string_view* logger) {
+  const size_t n = s.size();
+  std::string_view lv, name;
+  size_t j = 1;
+  if (skip_java_time(s, &j, ' ')) {
+    skip_blanks(s, &j);
+    if (read_any_level(s, &j, &lv) && j < n && s[j] == ' ') {
+      skip_blanks(s, &j);
+      const size_t at = j;
+      if (read_rust_target_then(s, &j, "] ", &name) || read_name_then(s, &(j = at), "] ", &name)) {
+        *level = lv;
+        *logger = name;
+        *i = j;
+        return true;
+      }
+    }
+  }
+  j = 0;
+  if (!skip_bracketed_date(s, &j, true) || j + 1 >= n || s[j] != ' ') return false;
+  ++j;
+  if (s[j] == '[') {
+    size_t k = j + 1;
+    if (!read_name_then(s, &k, "] ", &name) || !read_any_level(s, &k, &lv) || k >= n || s[k] != ' ') return false;
+    bool pid = true;
+    for (char c : name) pid = pid && is_digit(c);
+    *level = lv;
+    *logger = pid ? std::string_view() : name;
+    *i = k;
+    return true;
+  }
+  if (!read_name(s, &j, &name) || s.substr(j, 2) != ": ") return false;
+  const size_t dot = name.rfind('.');
+  if (dot == std::string_view::npos || dot == 0) return false;
+  lv = name.substr(dot + 1);
+  bool upper = !lv.empty();
+  for (char c : lv) upper = upper && c >= 'A' && c <= 'Z';
+  if (!upper || !(is_level_word(lv) || lv == "EMERGENCY")) return false;
+  *level = lv;
+  *logger = name.substr(0, dot);
+  *i = j + 2;
+  return true;
+}
+
 // Text layouts of Python's logging, Go programs, Kafka, nginx and Apache
 // httpd (see structured.h). The message is the rest, the level and a logger
 // become labels; the date, pids, thread and connection numbers go.
@@ -1269,7 +1397,12 @@ bool try_text_layout(std::string_view line, const StructuredOptions& opts, Struc
   size_t i = 0;
   std::string_view level, logger;
   bool bracketed_date = false;  // Kafka's layout: then a logger may close the line
-  if (line[0] >= 'A' && line[0] <= 'Z') {
+  const bool v3 = opts.app_layouts >= 3;
+  if (v3 && line[0] == '[' && read_bracketed_header_v3(line, &i, &level, &logger)) {
+    // env_logger, spdlog, gunicorn, Monolog: read whole
+  } else if (v3 && line[0] >= 'A' && line[0] <= 'Z' && n > 4 && line[1] == ',') {
+    if (!read_ruby_header(line, &i, &level, &logger)) return false;
+  } else if (line[0] >= 'A' && line[0] <= 'Z') {
     // Python's basicConfig(): LEVEL:name:msg
     size_t j = 0;
     while (j < n && line[j] >= 'A' && line[j] <= 'Z') ++j;
@@ -1294,13 +1427,12 @@ bool try_text_layout(std::string_view line, const StructuredOptions& opts, Struc
     // DATE TIME LEVEL msg, [DATE TIME] LEVEL msg (Kafka), DATE TIME [LEVEL] msg
     // (Go, nginx, HashiCorp), DATE TIME - name - LEVEL - msg (Python)
     if (line[0] == '[') {
-      i = 1;
-      if (!skip_java_time(line, &i, ']')) return false;
-      ++i;
+      if (!skip_bracketed_date(line, &i, v3)) return false;
       bracketed_date = true;
     } else if (!is_digit(line[0]) || !skip_java_time(line, &i)) {
       return false;
     }
+    const bool go_date = !bracketed_date && line[4] == '/';
     skip_blanks(line, &i);
     if (line.substr(i, 2) == "- ") {
       i += 2;
@@ -1310,12 +1442,13 @@ bool try_text_layout(std::string_view line, const StructuredOptions& opts, Struc
       if (!is_level_word(line.substr(i, j - i)) || line.substr(j, 3) != " - ") return false;
       level = line.substr(i, j - i);
       i = j + 3;
-    } else {
-      if (!read_any_level(line, &i, &level)) return false;
-      if (i >= n || line[i] != ' ') return false;
+    } else if (size_t j = i; read_any_level(line, &j, &level) && j < n && line[j] == ' ') {
+      i = j;
       skip_blanks(line, &i);
       const size_t at = i;
-      if (!read_name_pid(line, &i, &logger)) {  // name[pid]: msg
+      if (v3 && read_rust_target_then(line, &i, ": ", &logger)) {
+        // Rust's tracing: DATE LEVEL target: msg
+      } else if (i = at; !read_name_pid(line, &i, &logger)) {  // name[pid]: msg
         i = at;
         logger = {};
         // nginx: pid#tid: [*connection ]msg
@@ -1334,6 +1467,11 @@ bool try_text_layout(std::string_view line, const StructuredOptions& opts, Struc
           }
         }
       }
+    } else if (v3 && go_date) {
+      level = {};  // Go's log package: no level
+      skip_go_shortfile(line, &i);
+    } else {
+      return false;
     }
   }
   std::string_view msg = trim_blanks(line.substr(i));
@@ -1352,7 +1490,7 @@ bool try_text_layout(std::string_view line, const StructuredOptions& opts, Struc
   }
   if (msg.empty()) return false;
   LabelBuilder lb(structured_label_keys(), opts.max_labels, false, &opts.keep_keys);
-  lb.set(CanonicalLabel::kLevel, level);
+  if (!level.empty()) lb.set(CanonicalLabel::kLevel, level);
   if (!logger.empty()) lb.set(CanonicalLabel::kService, logger);
   if (opts.keep_caller && !logger.empty()) msg = with_caller(logger, msg, scratch);
   out->message = msg;
@@ -1400,6 +1538,7 @@ bool may_start_with_syslog_header(std::string_view t) {
 bool may_start_with_app_layout(std::string_view t, int version) {
   if (version >= 2 && t.size() >= 8) {
     if (t[0] == '[') return is_digit(t[1]) || (t[1] >= 'A' && t[1] <= 'Z' && t[4] == ' ');  // a date, Apache's "[Www "
+    if (version >= 3 && t[0] >= 'A' && t[0] <= 'Z' && t.substr(1, 3) == ", [") return true;  // Ruby's Logger
     if (t[0] >= 'A' && t[0] <= 'Z') {  // Python's LEVEL:name:
       for (std::string_view l : kPythonLevels)
         if (t.starts_with(l) && t.size() > l.size() && t[l.size()] == ':') return true;

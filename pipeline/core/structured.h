@@ -42,6 +42,15 @@
 //                             [date] [level] [client ip] msg (2.2)
 //              DATE TIME as above or Go's "yyyy/mm/dd hh:mm:ss[.frac]". A bare
 //              LEVEL is an upper-case level word, a bracketed one any case.
+//              layouts-v3 (opts.app_layouts >= 3) adds:
+//                spdlog       [DATE TIME] [name] [level] msg   (its default pattern)
+//                gunicorn     [DATE TIME +zone] [pid] [LEVEL] msg (the pid goes)
+//                Rust         [DATE LEVEL target] msg          (env_logger)
+//                             DATE LEVEL target: msg           (tracing; target a::b)
+//                Ruby Logger  L, [DATE #pid]  LEVEL -- progname: msg
+//                PHP Monolog  [DATE] channel.LEVEL: msg
+//                Go's log     yyyy/mm/dd hh:mm:ss[.frac] [file.go:NN: ]msg
+//                             (no level; the caller goes, as klog's)
 //   json       a JSON object line. The message is the first of
 //              opts.message_keys (default msg, message, log, text, event,
 //              short_message, @message, @mt, @m, body, textPayload, MESSAGE:
@@ -208,11 +217,12 @@ bool unquote_go_string(std::string_view inner, std::string* out);
 
 // The versions of the application text layouts: part of the cluster-id
 // contract (GET /info). layouts-v1: the JVM's. layouts-v2: + Python, Go,
-// Kafka, nginx and Apache httpd.
+// Kafka, nginx and Apache httpd. layouts-v3: + spdlog, gunicorn, Rust, Ruby,
+// PHP's Monolog and Go's log package without a level.
 inline constexpr int kAppLayoutsOff = 0;
-inline constexpr int kAppLayoutsLatest = 2;
+inline constexpr int kAppLayoutsLatest = 3;
 constexpr std::string_view app_layouts_name(int version) {
-  return version == 1 ? "layouts-v1" : version == 2 ? "layouts-v2" : "";
+  return version == 1 ? "layouts-v1" : version == 2 ? "layouts-v2" : version == 3 ? "layouts-v3" : "";
 }
 // The inverse of app_layouts_name plus "off"; -1 for anything else.
 constexpr int parse_app_layouts(std::string_view name) {
@@ -235,8 +245,9 @@ struct StructuredOptions {
   // Take a syslog header off a text line (see above).
   bool syslog_headers = true;
   // Recognise application text layouts (see above): kAppLayoutsOff, 1
-  // (layouts-v1: the JVM's) or 2 (layouts-v2: + Python, Go, Kafka, nginx,
-  // Apache httpd).
+  // (layouts-v1: the JVM's), 2 (layouts-v2: + Python, Go, Kafka, nginx,
+  // Apache httpd) or 3 (layouts-v3: + spdlog, gunicorn, Rust, Ruby, Monolog,
+  // Go's log without a level).
   int app_layouts = kAppLayoutsLatest;
 };
 

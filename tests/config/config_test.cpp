@@ -84,7 +84,10 @@ TEST(Config, ValidationNamesTheBadKey) {
 
 TEST(Config, AppLayoutsTakeAVersionOrABoolean) {
   Config c = Config::defaults();
+  EXPECT_EQ(c.app_layouts, "layouts-v3");
+  c.apply_string("app_layouts", "layouts-v2");
   EXPECT_EQ(c.app_layouts, "layouts-v2");
+  EXPECT_EQ(structured_options(c).app_layouts, 2);
   c.apply_string("app_layouts", "layouts-v1");
   EXPECT_EQ(c.app_layouts, "layouts-v1");
   EXPECT_EQ(structured_options(c).app_layouts, 1);
@@ -93,12 +96,12 @@ TEST(Config, AppLayoutsTakeAVersionOrABoolean) {
   EXPECT_EQ(c.app_layouts, "off");
   EXPECT_EQ(structured_options(c).app_layouts, kAppLayoutsOff);
   c.apply_json(nlohmann::json::parse(R"({"app_layouts": true})"));
-  EXPECT_EQ(c.app_layouts, "layouts-v2");
+  EXPECT_EQ(c.app_layouts, "layouts-v3");
   EXPECT_EQ(structured_options(c).app_layouts, kAppLayoutsLatest);
   EXPECT_EQ(error_key([&] { c.apply_string("app_layouts", "layouts-v9"); }), "app_layouts");
   EXPECT_EQ(error_key([&] { c.apply_json(nlohmann::json::parse(R"({"app_layouts": 1})")); }), "app_layouts");
   EXPECT_EQ(error_key([&] { c.apply_string("app_layouts", "\xff\xfe"); }), "app_layouts");
-  EXPECT_EQ(c.app_layouts, "layouts-v2");  // a rejected value changes nothing
+  EXPECT_EQ(c.app_layouts, "layouts-v3");  // a rejected value changes nothing
 }
 
 TEST(Config, SlotRulesTakeAVersionOrABoolean) {

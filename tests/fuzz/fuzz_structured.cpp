@@ -16,7 +16,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   logsift::StructuredLine out;
   std::string scratch;
   opts.syslog_headers = size % 3 != 0;
-  opts.app_layouts = static_cast<int>(size % 3);  // off, layouts-v1, layouts-v2
+  opts.app_layouts = static_cast<int>((size / 3) % (logsift::kAppLayoutsLatest + 1));  // off, layouts-v1..latest
   logsift::extract_structured(in, opts, &out, &scratch);
   auto inside = [](std::string_view v, std::string_view of) {
     return v.empty() || (v.data() >= of.data() && v.data() + v.size() <= of.data() + of.size());

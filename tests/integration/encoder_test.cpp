@@ -138,7 +138,7 @@ TEST(BuiltinEncoderServe, InfoReportsContractAndFoundingPairSharesAnId) {
   // What reduces a structured or syslog-formatted line to its message is part of the contract too.
   EXPECT_EQ(j["structured"]["enabled"], true) << j;
   EXPECT_EQ(j["structured"]["syslog_headers"], true) << j;
-  EXPECT_EQ(j["structured"]["app_layouts"], "layouts-v2") << j;
+  EXPECT_EQ(j["structured"]["app_layouts"], "layouts-v3") << j;
   EXPECT_EQ(j["structured"]["keep_caller"], false) << j;
   EXPECT_EQ(j["structured"]["message_keys"][0], "msg") << j;
 

@@ -345,6 +345,31 @@ TEST_F(HttpApi, TextLayoutLinesAreClusteredOnTheirMessage) {
   EXPECT_NE(n1["cluster_id"], a["cluster_id"]);
 }
 
+// layouts-v3: one spdlog statement at two times and one gunicorn statement
+// from two workers each get one id, clustered on the message, with the
+// logger and the level as the examples' labels; a Go log line without a
+// level loses its date and Lshortfile caller.
+TEST_F(HttpApi, LayoutsV3LinesAreClusteredOnTheirMessage) {
+  json s1 = infer_ok(port_, "[2026-11-26 01:00:00.123] [ledger-v3test] [warning] ledger 4411 out of balance by 3 cents");
+  json s2 = infer_ok(port_, "[2026-11-26 01:00:01.456] [ledger-v3test] [warning] ledger 97 out of balance by 120 cents");
+  EXPECT_EQ(s1["cluster_id"], s2["cluster_id"]) << s1 << "\n" << s2;
+  EXPECT_EQ(s1.value("template", "").rfind("ledger", 0), 0u) << s1;
+  examples_labelled(port_, s1["cluster_id"], "ledger-v3test", "warning");
+  json g1 = infer_ok(port_, "[2026-11-26 01:00:00 +0000] [1201] [CRITICAL] WORKER TIMEOUT for v3test (pid:1201)");
+  json g2 = infer_ok(port_, "[2026-11-26 01:00:05 -0500] [98777] [CRITICAL] WORKER TIMEOUT for v3test (pid:98777)");
+  EXPECT_EQ(g1["cluster_id"], g2["cluster_id"]) << g1 << "\n" << g2;
+  EXPECT_EQ(g1.value("template", "").rfind("WORKER TIMEOUT", 0), 0u) << g1;
+  examples_labelled(port_, g1["cluster_id"], "", "critical");
+  json r = infer_ok(port_, "I, [2026-11-26T01:00:00.123456 #4242]  INFO -- v3test: Completed 200 OK in 12ms");
+  EXPECT_EQ(r.value("template", "").rfind("Completed", 0), 0u) << r;
+  examples_labelled(port_, r["cluster_id"], "v3test", "info");
+  json go1 = infer_ok(port_, "2026/11/26 01:00:00 main.go:88: v3test snapshot 12 written");
+  json go2 = infer_ok(port_, "2026/11/26 01:00:09 main.go:88: v3test snapshot 13 written");
+  EXPECT_EQ(go1["cluster_id"], go2["cluster_id"]) << go1 << "\n" << go2;
+  EXPECT_EQ(go1.value("template", "").rfind("v3test snapshot", 0), 0u) << go1;
+  EXPECT_NE(go1["cluster_id"], s1["cluster_id"]);
+}
+
 // journald's JSON export, one object per line as `journalctl -o json` writes
 // it, posted as the line's text: one statement from two hosts gets one id, clustered on MESSAGE,
 // with the identifier, the severity and the host as the examples' labels.

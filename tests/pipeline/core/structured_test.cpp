@@ -486,6 +486,72 @@ TEST(Structured, TextLayouts) {
   EXPECT_FALSE(may_start_with_app_layout("INFO:root:m", 1));
 }
 
+// layouts-v3: the default layouts of spdlog, gunicorn, Rust's env_logger and
+// tracing, Ruby's Logger, PHP's Monolog and Go's log package without a level.
+TEST(Structured, TextLayoutsV3) {
+  // spdlog's default pattern "[%Y-%m-%d %H:%M:%S.%e] [%n] [%l] %v": the logger name and level become labels.
+  auto e = run("[2024-05-01 12:00:00.123] [payments] [warning] retry 3 of 5 for charge ch_81");
+  EXPECT_TRUE(e.structured);
+  EXPECT_EQ(e.kind, "app");
+  EXPECT_EQ(e.message, "retry 3 of 5 for charge ch_81");
+  EXPECT_EQ(e.labels, L({{"service", "payments"}, {"level", "warning"}}));
+  // gunicorn: the bracketed date ends in a blank-separated zone; the pid goes.
+  e = run("[2024-05-01 12:00:00 +0000] [1234] [INFO] Booting worker with pid: 1234");
+  EXPECT_EQ(e.message, "Booting worker with pid: 1234");
+  EXPECT_EQ(e.labels, L({{"level", "info"}}));
+  EXPECT_EQ(run("[2024-05-01 12:00:00 -0700] [7] [CRITICAL] WORKER TIMEOUT (pid:9)").message, "WORKER TIMEOUT (pid:9)");
+  // Rust's env_logger "[DATE LEVEL target] msg", a module path or a crate name.
+  e = run("[2024-05-01T12:00:00Z INFO  my_app::net::server] listening on 0.0.0.0:80");
+  EXPECT_EQ(e.message, "listening on 0.0.0.0:80");
+  EXPECT_EQ(e.labels, L({{"service", "my_app::net::server"}, {"level", "info"}}));
+  EXPECT_EQ(run("[2024-05-01T12:00:00.123Z WARN  hyper] connection reset").message, "connection reset");
+  // Rust's tracing "DATE  LEVEL target: msg".
+  e = run("2024-05-01T12:00:00.123456Z  INFO my_app::server: accepted connection from 10.0.0.7");
+  EXPECT_EQ(e.message, "accepted connection from 10.0.0.7");
+  EXPECT_EQ(e.labels, L({{"service", "my_app::server"}, {"level", "info"}}));
+  // Ruby's Logger, with and without a progname.
+  e = run("I, [2024-05-01T12:00:00.123456 #4242]  INFO -- rails: Started GET \"/orders/17\" for 10.0.0.1");
+  EXPECT_EQ(e.message, "Started GET \"/orders/17\" for 10.0.0.1");
+  EXPECT_EQ(e.labels, L({{"service", "rails"}, {"level", "info"}}));
+  e = run("E, [2024-05-01T12:00:00.123456 #4242] ERROR -- : job 88 failed");
+  EXPECT_EQ(e.message, "job 88 failed");
+  EXPECT_EQ(e.labels, L({{"level", "error"}}));
+  // PHP's Monolog / Laravel "[DATE] channel.LEVEL: msg context extra".
+  e = run("[2024-05-01 12:00:00] local.ERROR: Undefined variable $order {\"exception\":\"[object]\"} []");
+  EXPECT_EQ(e.message, "Undefined variable $order {\"exception\":\"[object]\"} []");
+  EXPECT_EQ(e.labels, L({{"service", "local"}, {"level", "error"}}));
+  EXPECT_EQ(run("[2024-05-01T12:00:00.000000+00:00] app.EMERGENCY: disk gone [] []").labels,
+            L({{"service", "app"}, {"level", "emergency"}}));
+  // Go's log package: no level; Lmicroseconds; Lshortfile's caller goes like klog's.
+  e = run("2024/05/01 12:00:00 value is not 940176");
+  EXPECT_EQ(e.kind, "app");
+  EXPECT_EQ(e.message, "value is not 940176");
+  EXPECT_TRUE(e.labels.empty());
+  EXPECT_EQ(run("2024/05/01 12:00:00.123456 started worker 3").message, "started worker 3");
+  EXPECT_EQ(run("2024/05/01 12:00:00 main.go:42: started worker 3").message, "started worker 3");
+  EXPECT_EQ(run("2024/05/01 12:00:00 main.go: not a caller").message, "main.go: not a caller");
+  // The layouts-v2 forms keep their reading.
+  EXPECT_EQ(run("2024/05/01 12:00:00 [notice] 1#1: signal process started").message, "signal process started");
+  EXPECT_EQ(run("[2024-05-01 12:00:00.123] [info] unnamed spdlog logger").message, "unnamed spdlog logger");
+  // keep_caller puts the logger in front.
+  StructuredOptions o;
+  o.keep_caller = true;
+  EXPECT_EQ(run("[2024-05-01 12:00:00.123] [payments] [info] ready", o).message, "caller=payments ready");
+  // layouts-v2 leaves these lines alone.
+  StructuredOptions v2;
+  v2.app_layouts = 2;
+  expect_unstructured({"[2024-05-01 12:00:00.123] [payments] [warning] retry 3 of 5",
+                       "[2024-05-01 12:00:00 +0000] [1234] [INFO] Booting worker",
+                       "[2024-05-01T12:00:00Z INFO  my_app::server] listening",
+                       "I, [2024-05-01T12:00:00.123456 #4242]  INFO -- rails: Started GET",
+                       "[2024-05-01 12:00:00] local.ERROR: Undefined variable",
+                       "2024/05/01 12:00:00 value is not 940176"},
+                      v2);
+  EXPECT_EQ(run("2024-05-01T12:00:00.123456Z  INFO my_app::server: accepted", v2).message, "my_app::server: accepted");
+  EXPECT_TRUE(may_start_with_app_layout("I, [2024-05-01T12:00:00.123456 #1]  INFO -- : m"));
+  EXPECT_FALSE(may_start_with_app_layout("I, [2024-05-01T12:00:00.123456 #1]  INFO -- : m", 2));
+}
+
 TEST(Structured, NoTextLayoutNoChange) {
   expect_unstructured({
       "2024-05-01 12:00:00 starting server on :8080",           // no level
@@ -499,6 +565,20 @@ TEST(Structured, NoTextLayoutNoChange) {
       "[Wed Oct 11 14:32:52 2000] [client 1.2.3.4] no level",   // no level
       "[Mon Tue x] [error] not a date",
       "2024-05-01 12:00:00 - two words - ERROR - x",           // a logger has no blank
+      // layouts-v3
+      "[2024-05-01 12:00:00] [main] started",                   // a bracketed name, then no level
+      "[2024-05-01 12:00:00] [two words] [info] x",             // a name has no blank
+      "[2024-05-01 12:00:00 +00000] [1] [INFO] x",              // a zone has four digits
+      "[2024-05-01 12:00:00] app.info: x",                      // Monolog's level is upper case
+      "[2024-05-01 12:00:00] app.BILLING: x",                   // not a level
+      "[2024-05-01 12:00:00] ERROR: x",                         // no channel
+      "[2024-05-01T12:00:00Z INFO two words] x",                // a target has no blank
+      "[2024-05-01T12:00:00Z INFO my_app::] x",                 // an unfinished path
+      "I, [2024-05-01T12:00:00.123456 #1]  WARN -- : x",        // the letter and the level disagree
+      "I, [2024-05-01T12:00:00.123456]  INFO -- : x",           // no #pid
+      "I, [2024-05-01T12:00:00.123456 #1]  INFO - x",           // no " -- "
+      "A, B and C are ready",
+      "2024/05/01 12:00:00",                                    // a Go date and nothing else
   });
 }
 
