@@ -4,7 +4,7 @@
 Usage: bench/gen_layouts_corpus.py SOURCE N [SEED] > OUT
 
 The first N messages of SOURCE (e.g. a bench/gen_corpus.py file), each behind
-the header of one of six layouts in turn, with random dates, levels, logger
+the header of one of eight layouts in turn, with random dates, levels, logger
 names and pids:
     [2026-11-26 01:00:07.123] [ledger] [info] <message>                 spdlog
     [2026-11-26 01:00:07 +0000] [4242] [INFO] <message>                 gunicorn
@@ -12,6 +12,8 @@ names and pids:
     I, [2026-11-26T01:00:07.123456 #4242]  INFO -- app: <message>       Ruby's Logger
     [2026-11-26 01:00:07] local.INFO: <message> [] []                   PHP's Monolog
     2026/11/26 01:00:07 <message>                                       Go's log package
+    2026-11-26T01:00:07.123456Z  INFO my_app::ledger: <message>         Rust tracing
+    2026-11-26T01:00:07.123Z<TAB>INFO<TAB>ledger/ledger.go:42<TAB><message><TAB>{"attempt": 3}   zap console
 Run `logsift cluster` on it with `--app-layouts layouts-v3` (the default) and
 `layouts-v2`: the ids the messages get, and the cost of reading the headers.
 """
@@ -19,6 +21,7 @@ import random
 import sys
 
 NAMES = ["payments", "ledger", "auth", "db", "cache", "api"]
+LAYOUTS = 8
 
 
 def header(k: int, rng: random.Random) -> tuple[str, str]:
@@ -36,7 +39,15 @@ def header(k: int, rng: random.Random) -> tuple[str, str]:
         return "%s, [%sT%s.%06d #%d] %5s -- app: " % (lv[0], d, t, rng.randint(0, 999999), rng.randint(1, 99999), lv), ""
     if k == 4:
         return "[%s %s] local.%s: " % (d, t, rng.choice(["INFO", "ERROR", "WARNING"])), " [] []"
-    return "%s %s " % (d.replace("-", "/"), t), ""
+    if k == 5:
+        return "%s %s " % (d.replace("-", "/"), t), ""
+    if k == 6:
+        return "%sT%s.%06dZ %5s my_app::%s: " % (d, t, rng.randint(0, 999999), rng.choice(["INFO", "WARN", "ERROR"]),
+                                                  rng.choice(NAMES)), ""
+    name = rng.choice(NAMES)
+    return ("%sT%s.%03dZ\t%s\t%s/%s.go:%d\t" % (d, t, rng.randint(0, 999), rng.choice(["INFO", "WARN", "ERROR"]),
+                                                 name, name, rng.randint(10, 999)),
+            '\t{"attempt": %d}' % rng.randint(1, 9))
 
 
 def main() -> int:
@@ -47,7 +58,7 @@ def main() -> int:
         for i, line in enumerate(f):
             if i >= n:
                 break
-            head, tail = header(i % 6, rng)
+            head, tail = header(i % LAYOUTS, rng)
             out.write(head + line.rstrip("\n") + tail + "\n")
     return 0
 

@@ -58,7 +58,7 @@ def write(out: str, loghub: str, seed: int = 11) -> None:
             for row in rows:
                 ev = row["EventTemplate"]
                 h = zlib.crc32((name + ev).encode())
-                head, tail = g.header(h % 6, random.Random(h))  # layout, level, logger: the event's
+                head, tail = g.header(h % g.LAYOUTS, random.Random(h))  # layout, level, logger: the event's
                 # date, time, milliseconds and pid: the line's
                 head = re.sub(r"\d{2}:\d{2}:\d{2}", "%02d:%02d:%02d" % (rng.randint(0, 23), rng.randint(0, 59),
                                                                      rng.randint(0, 59)), head)
@@ -66,7 +66,8 @@ def write(out: str, loghub: str, seed: int = 11) -> None:
                 head = re.sub(r"/\d{2} ", "/%02d " % rng.randint(1, 28), head, count=1)
                 head = re.sub(r"#\d+", "#%d" % rng.randint(1, 99999), head)
                 head = re.sub(r"\] \[\d+\] \[", "] [%d] [" % rng.randint(1, 99999), head)
-                head = re.sub(r"\.\d{3}\]", ".%03d]" % rng.randint(0, 999), head)
+                head = re.sub(r"\.\d{3}([\]Z])", lambda m: ".%03d%s" % (rng.randint(0, 999), m.group(1)), head)
+                head = re.sub(r"\.go:\d+", ".go:%d" % (h % 900 + 10), head)  # a statement's caller is its own
                 w.writerow({"Content": head + row["Content"] + tail, "EventTemplate": ev})
         meta[name] = {"truth": name + "/" + name + ".csv"}
     with open(os.path.join(out, "datasets.json"), "w") as f:

@@ -1340,6 +1340,65 @@ void skip_go_shortfile(std::string_view s, size_t* i) {
   if (s.substr(k, 2) == ": ") *i = k + 2;
 }
 
+// A Go caller "path/file.go:NN" (zap's, klog's).
+bool is_go_caller(std::string_view f) {
+  const size_t colon = f.rfind(':');
+  if (colon == std::string_view::npos || colon < 4 || f.substr(colon - 3, 3) != ".go" || colon + 1 == f.size())
+    return false;
+  for (size_t k = colon + 1; k < f.size(); ++k)
+    if (!is_digit(f[k])) return false;
+  for (size_t k = 0; k < colon; ++k)
+    if (f[k] == ' ' || f[k] == '\t') return false;
+  return true;
+}
+
+// zap's console encoder (zap.NewDevelopment's default), tab-separated at s[0]:
+// "TIME\tLEVEL\t[name\t][caller\t]msg[\t{fields}]". The fields (a JSON
+// object) are not part of the statement: *end is where the message ends.
+bool read_zap_console(std::string_view s, size_t* i, size_t* end, std::string_view* level, std::string_view* logger,
+                      std::string_view* caller) {
+  static constexpr std::string_view kZap[] = {"DEBUG", "INFO", "WARN", "ERROR", "DPANIC", "PANIC", "FATAL"};
+  size_t j = 0;
+  if (!skip_java_time(s, &j, '\t')) return false;
+  const size_t lb = ++j;
+  while (j < s.size() && s[j] >= 'A' && s[j] <= 'Z') ++j;
+  std::string_view lv = s.substr(lb, j - lb);
+  bool ok = false;
+  for (std::string_view l : kZap) ok |= lv == l;
+  if (!ok || j >= s.size() || s[j] != '\t') return false;
+  ++j;
+  // A logger name is only known as one when a caller follows it.
+  std::string_view name, call;
+  const size_t t1 = s.find('\t', j);
+  if (t1 != std::string_view::npos) {
+    std::string_view f1 = s.substr(j, t1 - j);
+    if (is_go_caller(f1)) {
+      call = f1;
+      j = t1 + 1;
+    } else if (const size_t t2 = s.find('\t', t1 + 1); t2 != std::string_view::npos && is_go_caller(s.substr(t1 + 1, t2 - t1 - 1))) {
+      size_t k = j;
+      if (read_name(s, &k, &name) && k == t1) {
+        call = s.substr(t1 + 1, t2 - t1 - 1);
+        j = t2 + 1;
+      } else {
+        name = {};
+      }
+    }
+  }
+  size_t e = s.size();
+  while (e > j && is_blank(s[e - 1])) --e;
+  if (e > j && s[e - 1] == '}') {
+    const size_t fields = s.rfind("\t{", e - 1);
+    if (fields != std::string_view::npos && fields >= j) e = fields;
+  }
+  *i = j;
+  *end = e;
+  *level = lv;
+  *logger = name;
+  *caller = call;
+  return true;
+}
+
 // layouts-v3's bracketed headers, read whole at s[0] = '[':
 //   Rust's env_logger  [DATE LEVEL target] msg
 //   spdlog             [DATE] [name] [level] msg
@@ -1398,8 +1457,12 @@ bool try_text_layout(std::string_view line, const StructuredOptions& opts, Struc
   std::string_view level, logger;
   bool bracketed_date = false;  // Kafka's layout: then a logger may close the line
   const bool v3 = opts.app_layouts >= 3;
+  size_t msg_end = n;
+  std::string_view caller;  // zap's console: file.go:NN
   if (v3 && line[0] == '[' && read_bracketed_header_v3(line, &i, &level, &logger)) {
     // env_logger, spdlog, gunicorn, Monolog: read whole
+  } else if (v3 && is_digit(line[0]) && read_zap_console(line, &i, &msg_end, &level, &logger, &caller)) {
+    // zap's console encoder: read whole
   } else if (v3 && line[0] >= 'A' && line[0] <= 'Z' && n > 4 && line[1] == ',') {
     if (!read_ruby_header(line, &i, &level, &logger)) return false;
   } else if (line[0] >= 'A' && line[0] <= 'Z') {
@@ -1474,7 +1537,7 @@ bool try_text_layout(std::string_view line, const StructuredOptions& opts, Struc
       return false;
     }
   }
-  std::string_view msg = trim_blanks(line.substr(i));
+  std::string_view msg = trim_blanks(line.substr(i, msg_end - i));
   if (bracketed_date && !msg.empty() && msg.back() == ')') {
     // Kafka's log4j layout "[%d] %p %m (%c)": the logger closes the line.
     const size_t open = msg.rfind(" (");
@@ -1492,7 +1555,8 @@ bool try_text_layout(std::string_view line, const StructuredOptions& opts, Struc
   LabelBuilder lb(structured_label_keys(), opts.max_labels, false, &opts.keep_keys);
   if (!level.empty()) lb.set(CanonicalLabel::kLevel, level);
   if (!logger.empty()) lb.set(CanonicalLabel::kService, logger);
-  if (opts.keep_caller && !logger.empty()) msg = with_caller(logger, msg, scratch);
+  if (opts.keep_caller && (!caller.empty() || !logger.empty()))
+    msg = with_caller(caller.empty() ? logger : caller, msg, scratch);
   out->message = msg;
   out->labels = lb.finish();
   out->kind = "app";
@@ -1547,7 +1611,9 @@ bool may_start_with_app_layout(std::string_view t, int version) {
   }
   if (t.size() < 19 || !is_digit(t[0])) return false;
   size_t i = 0;
-  return skip_java_time(t, &i);
+  if (skip_java_time(t, &i)) return true;
+  i = 0;
+  return version >= 3 && skip_java_time(t, &i, '\t');  // zap's console encoder
 }
 
 bool may_be_structured(std::string_view line, const StructuredOptions& opts) {

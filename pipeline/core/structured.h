@@ -51,6 +51,8 @@
 //                PHP Monolog  [DATE] channel.LEVEL: msg
 //                Go's log     yyyy/mm/dd hh:mm:ss[.frac] [file.go:NN: ]msg
 //                             (no level; the caller goes, as klog's)
+//                zap console  DATE\tLEVEL\t[name\t][file.go:NN\t]msg[\t{fields}]
+//                             (zap.NewDevelopment; the caller and fields go)
 //   json       a JSON object line. The message is the first of
 //              opts.message_keys (default msg, message, log, text, event,
 //              short_message, @message, @mt, @m, body, textPayload, MESSAGE:
@@ -218,7 +220,7 @@ bool unquote_go_string(std::string_view inner, std::string* out);
 // The versions of the application text layouts: part of the cluster-id
 // contract (GET /info). layouts-v1: the JVM's. layouts-v2: + Python, Go,
 // Kafka, nginx and Apache httpd. layouts-v3: + spdlog, gunicorn, Rust, Ruby,
-// PHP's Monolog and Go's log package without a level.
+// PHP's Monolog, Go's log package without a level and zap's console encoder.
 inline constexpr int kAppLayoutsOff = 0;
 inline constexpr int kAppLayoutsLatest = 3;
 constexpr std::string_view app_layouts_name(int version) {
@@ -247,7 +249,7 @@ struct StructuredOptions {
   // Recognise application text layouts (see above): kAppLayoutsOff, 1
   // (layouts-v1: the JVM's), 2 (layouts-v2: + Python, Go, Kafka, nginx,
   // Apache httpd) or 3 (layouts-v3: + spdlog, gunicorn, Rust, Ruby, Monolog,
-  // Go's log without a level).
+  // Go's log without a level, zap's console).
   int app_layouts = kAppLayoutsLatest;
 };
 

@@ -345,10 +345,11 @@ TEST_F(HttpApi, TextLayoutLinesAreClusteredOnTheirMessage) {
   EXPECT_NE(n1["cluster_id"], a["cluster_id"]);
 }
 
-// layouts-v3: one spdlog statement at two times and one gunicorn statement
-// from two workers each get one id, clustered on the message, with the
-// logger and the level as the examples' labels; a Go log line without a
-// level loses its date and Lshortfile caller.
+// layouts-v3: one spdlog statement at two times, one gunicorn statement
+// from two workers and one zap console statement with two sets of fields
+// each get one id, clustered on the message, with the logger and the level
+// as the examples' labels; a Go log line without a level loses its date and
+// Lshortfile caller.
 TEST_F(HttpApi, LayoutsV3LinesAreClusteredOnTheirMessage) {
   json s1 = infer_ok(port_, "[2026-11-26 01:00:00.123] [ledger-v3test] [warning] ledger 4411 out of balance by 3 cents");
   json s2 = infer_ok(port_, "[2026-11-26 01:00:01.456] [ledger-v3test] [warning] ledger 97 out of balance by 120 cents");
@@ -368,6 +369,14 @@ TEST_F(HttpApi, LayoutsV3LinesAreClusteredOnTheirMessage) {
   EXPECT_EQ(go1["cluster_id"], go2["cluster_id"]) << go1 << "\n" << go2;
   EXPECT_EQ(go1.value("template", "").rfind("v3test snapshot", 0), 0u) << go1;
   EXPECT_NE(go1["cluster_id"], s1["cluster_id"]);
+  // zap's console encoder: the caller and the fields (which differ) go; the logger name is a label.
+  json z1 = infer_ok(port_, "2026-11-26T01:00:00.123Z\tWARN\tv3test.http\tserver/handler.go:118\tslow v3test request"
+                            "\t{\"path\": \"/orders/17\", \"ms\": 1200}");
+  json z2 = infer_ok(port_, "2026-11-26T01:00:07.456Z\tWARN\tv3test.http\tserver/handler.go:118\tslow v3test request"
+                            "\t{\"path\": \"/users\", \"ms\": 3100, \"retry\": true}");
+  EXPECT_EQ(z1["cluster_id"], z2["cluster_id"]) << z1 << "\n" << z2;
+  EXPECT_EQ(z1.value("template", ""), "slow v3test request") << z1;
+  examples_labelled(port_, z1["cluster_id"], "v3test.http", "warn");
 }
 
 // journald's JSON export, one object per line as `journalctl -o json` writes

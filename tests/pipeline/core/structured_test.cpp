@@ -530,6 +530,20 @@ TEST(Structured, TextLayoutsV3) {
   EXPECT_EQ(run("2024/05/01 12:00:00.123456 started worker 3").message, "started worker 3");
   EXPECT_EQ(run("2024/05/01 12:00:00 main.go:42: started worker 3").message, "started worker 3");
   EXPECT_EQ(run("2024/05/01 12:00:00 main.go: not a caller").message, "main.go: not a caller");
+  // zap's console encoder: tab-separated; the caller goes, a named logger becomes a label, the fields go.
+  e = run("2024-05-01T12:00:00.123Z\tINFO\tserver/main.go:42\tlistening on port\t{\"port\": 8080, \"tls\": false}");
+  EXPECT_EQ(e.kind, "app");
+  EXPECT_EQ(e.message, "listening on port");
+  EXPECT_EQ(e.labels, L({{"level", "info"}}));
+  e = run("2024-05-01T12:00:00.123Z\tWARN\tapi.http\tserver/handler.go:118\tslow request\t{\"path\": \"/x\"}");
+  EXPECT_EQ(e.message, "slow request");
+  EXPECT_EQ(e.labels, L({{"service", "api.http"}, {"level", "warn"}}));
+  EXPECT_EQ(run("2024-05-01T12:00:00.123Z\tERROR\tno caller, no fields").message, "no caller, no fields");
+  EXPECT_EQ(run("2024-05-01T12:00:00.123Z\tDPANIC\tx.go:1\ta {b} c").message, "a {b} c");  // not a fields object
+  StructuredOptions caller;
+  caller.keep_caller = true;
+  EXPECT_EQ(run("2024-05-01T12:00:00.123Z\tINFO\tserver/main.go:42\tready", caller).message,
+            "caller=server/main.go:42 ready");
   // The layouts-v2 forms keep their reading.
   EXPECT_EQ(run("2024/05/01 12:00:00 [notice] 1#1: signal process started").message, "signal process started");
   EXPECT_EQ(run("[2024-05-01 12:00:00.123] [info] unnamed spdlog logger").message, "unnamed spdlog logger");
@@ -545,10 +559,13 @@ TEST(Structured, TextLayoutsV3) {
                        "[2024-05-01T12:00:00Z INFO  my_app::server] listening",
                        "I, [2024-05-01T12:00:00.123456 #4242]  INFO -- rails: Started GET",
                        "[2024-05-01 12:00:00] local.ERROR: Undefined variable",
-                       "2024/05/01 12:00:00 value is not 940176"},
+                       "2024/05/01 12:00:00 value is not 940176",
+                       "2024-05-01T12:00:00.123Z\tINFO\tserver/main.go:42\tlistening on port"},
                       v2);
   EXPECT_EQ(run("2024-05-01T12:00:00.123456Z  INFO my_app::server: accepted", v2).message, "my_app::server: accepted");
   EXPECT_TRUE(may_start_with_app_layout("I, [2024-05-01T12:00:00.123456 #1]  INFO -- : m"));
+  EXPECT_TRUE(may_start_with_app_layout("2024-05-01T12:00:00.123Z\tINFO\tx.go:1\tm"));
+  EXPECT_FALSE(may_start_with_app_layout("2024-05-01T12:00:00.123Z\tINFO\tx.go:1\tm", 2));
   EXPECT_FALSE(may_start_with_app_layout("I, [2024-05-01T12:00:00.123456 #1]  INFO -- : m", 2));
 }
 
@@ -579,6 +596,9 @@ TEST(Structured, NoTextLayoutNoChange) {
       "I, [2024-05-01T12:00:00.123456 #1]  INFO - x",           // no " -- "
       "A, B and C are ready",
       "2024/05/01 12:00:00",                                    // a Go date and nothing else
+      "2024-05-01T12:00:00.123Z\tNOTICE\tx.go:1\tnot a zap level",
+      "2024-05-01T12:00:00.123Z\tINFO",                          // no message
+      "2024-05-01T12:00:00.123Z\tinfo\tx.go:1\tzap's levels are upper case",
   });
 }
 
