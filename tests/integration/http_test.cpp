@@ -351,32 +351,35 @@ TEST_F(HttpApi, TextLayoutLinesAreClusteredOnTheirMessage) {
 // as the examples' labels; a Go log line without a level loses its date and
 // Lshortfile caller.
 TEST_F(HttpApi, LayoutsV3LinesAreClusteredOnTheirMessage) {
-  json s1 = infer_ok(port_, "[2026-11-26 01:00:00.123] [ledger-v3test] [warning] ledger 4411 out of balance by 3 cents");
-  json s2 = infer_ok(port_, "[2026-11-26 01:00:01.456] [ledger-v3test] [warning] ledger 97 out of balance by 120 cents");
-  EXPECT_EQ(s1["cluster_id"], s2["cluster_id"]) << s1 << "\n" << s2;
-  EXPECT_EQ(s1.value("template", "").rfind("ledger", 0), 0u) << s1;
-  examples_labelled(port_, s1["cluster_id"], "ledger-v3test", "warning");
-  json g1 = infer_ok(port_, "[2026-11-26 01:00:00 +0000] [1201] [CRITICAL] WORKER TIMEOUT for v3test (pid:1201)");
-  json g2 = infer_ok(port_, "[2026-11-26 01:00:05 -0500] [98777] [CRITICAL] WORKER TIMEOUT for v3test (pid:98777)");
-  EXPECT_EQ(g1["cluster_id"], g2["cluster_id"]) << g1 << "\n" << g2;
-  EXPECT_EQ(g1.value("template", "").rfind("WORKER TIMEOUT", 0), 0u) << g1;
-  examples_labelled(port_, g1["cluster_id"], "", "critical");
-  json r = infer_ok(port_, "I, [2026-11-26T01:00:00.123456 #4242]  INFO -- v3test: Completed 200 OK in 12ms");
-  EXPECT_EQ(r.value("template", "").rfind("Completed", 0), 0u) << r;
-  examples_labelled(port_, r["cluster_id"], "v3test", "info");
-  json go1 = infer_ok(port_, "2026/11/26 01:00:00 main.go:88: v3test snapshot 12 written");
-  json go2 = infer_ok(port_, "2026/11/26 01:00:09 main.go:88: v3test snapshot 13 written");
-  EXPECT_EQ(go1["cluster_id"], go2["cluster_id"]) << go1 << "\n" << go2;
-  EXPECT_EQ(go1.value("template", "").rfind("v3test snapshot", 0), 0u) << go1;
-  EXPECT_NE(go1["cluster_id"], s1["cluster_id"]);
+  // Two lines of one statement: one id, a template that starts with `msg`,
+  // the examples labelled with `service` and `level`. Returns the id.
+  auto one_id = [&](const std::string& l1, const std::string& l2, const std::string& msg, const std::string& service,
+                    const std::string& level) {
+    json a = infer_ok(port_, l1);
+    json b = infer_ok(port_, l2);
+    EXPECT_EQ(a["cluster_id"], b["cluster_id"]) << a << "\n" << b;
+    EXPECT_EQ(a.value("template", "").rfind(msg, 0), 0u) << a;
+    if (!service.empty() || !level.empty()) examples_labelled(port_, a["cluster_id"], service, level);
+    return a["cluster_id"];
+  };
+  json spdlog = one_id("[2026-11-26 01:00:00.123] [ledger-v3test] [warning] ledger 4411 out of balance by 3 cents",
+                       "[2026-11-26 01:00:01.456] [ledger-v3test] [warning] ledger 97 out of balance by 120 cents",
+                       "ledger", "ledger-v3test", "warning");
+  one_id("[2026-11-26 01:00:00 +0000] [1201] [CRITICAL] WORKER TIMEOUT for v3test (pid:1201)",
+         "[2026-11-26 01:00:05 -0500] [98777] [CRITICAL] WORKER TIMEOUT for v3test (pid:98777)", "WORKER TIMEOUT", "",
+         "critical");
+  one_id("I, [2026-11-26T01:00:00.123456 #4242]  INFO -- v3test: Completed 200 OK in 12ms",
+         "I, [2026-11-26T01:00:03.000001 #977]  INFO -- v3test: Completed 200 OK in 480ms", "Completed", "v3test",
+         "info");
+  json go = one_id("2026/11/26 01:00:00 main.go:88: v3test snapshot 12 written",
+                   "2026/11/26 01:00:09 main.go:88: v3test snapshot 13 written", "v3test snapshot", "", "");
+  EXPECT_NE(go, spdlog);
   // zap's console encoder: the caller and the fields (which differ) go; the logger name is a label.
-  json z1 = infer_ok(port_, "2026-11-26T01:00:00.123Z\tWARN\tv3test.http\tserver/handler.go:118\tslow v3test request"
-                            "\t{\"path\": \"/orders/17\", \"ms\": 1200}");
-  json z2 = infer_ok(port_, "2026-11-26T01:00:07.456Z\tWARN\tv3test.http\tserver/handler.go:118\tslow v3test request"
-                            "\t{\"path\": \"/users\", \"ms\": 3100, \"retry\": true}");
-  EXPECT_EQ(z1["cluster_id"], z2["cluster_id"]) << z1 << "\n" << z2;
-  EXPECT_EQ(z1.value("template", ""), "slow v3test request") << z1;
-  examples_labelled(port_, z1["cluster_id"], "v3test.http", "warn");
+  one_id("2026-11-26T01:00:00.123Z\tWARN\tv3test.http\tserver/handler.go:118\tslow v3test request"
+         "\t{\"path\": \"/orders/17\", \"ms\": 1200}",
+         "2026-11-26T01:00:07.456Z\tWARN\tv3test.http\tserver/handler.go:118\tslow v3test request"
+         "\t{\"path\": \"/users\", \"ms\": 3100, \"retry\": true}",
+         "slow v3test request", "v3test.http", "warn");
 }
 
 // journald's JSON export, one object per line as `journalctl -o json` writes
