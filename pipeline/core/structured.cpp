@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <span>
 
 #include "pipeline/core/envelope.h"  // valid_utf8
 
@@ -1088,19 +1089,27 @@ void skip_blanks(std::string_view s, size_t* i) {
   while (*i < s.size() && s[*i] == ' ') ++*i;
 }
 
+// The run of upper-case letters at s[i]: where a layout writes its level word.
+std::string_view upper_run(std::string_view s, size_t i) {
+  size_t j = i;
+  while (j < s.size() && s[j] >= 'A' && s[j] <= 'Z') ++j;
+  return s.substr(i, j - i);
+}
+
+// Whether `w` is one of a library's level names.
+bool one_of(std::string_view w, std::span<const std::string_view> names) {
+  return std::find(names.begin(), names.end(), w) != names.end();
+}
+
 // An upper-case level word at s[*i], then a blank.
 bool read_java_level(std::string_view s, size_t* i, std::string_view* level) {
   static constexpr std::string_view kLevels[] = {"TRACE", "DEBUG", "INFO", "WARN", "WARNING", "ERROR", "FATAL", "SEVERE"};
-  size_t j = *i;
-  while (j < s.size() && s[j] >= 'A' && s[j] <= 'Z') ++j;
-  if (j >= s.size() || s[j] != ' ') return false;
-  for (std::string_view l : kLevels)
-    if (s.substr(*i, j - *i) == l) {
-      *level = l;
-      *i = j;
-      return true;
-    }
-  return false;
+  const std::string_view w = upper_run(s, *i);
+  const size_t j = *i + w.size();
+  if (j >= s.size() || s[j] != ' ' || !one_of(w, kLevels)) return false;
+  *level = w;
+  *i = j;
+  return true;
 }
 
 // "[...]" at s[*i] (no nesting; a thread name may hold blanks and '|').
@@ -1311,12 +1320,9 @@ bool read_ruby_header(std::string_view line, size_t* i, std::string_view* level,
   if (j == pid || j >= n || line[j] != ']') return false;
   ++j;
   skip_blanks(line, &j);
-  const size_t lb = j;
-  while (j < n && line[j] >= 'A' && line[j] <= 'Z') ++j;
-  std::string_view lv = line.substr(lb, j - lb);
-  bool ok = false;
-  for (std::string_view l : kRuby) ok |= lv == l;
-  if (!ok || lv[0] != line[0] || line.substr(j, 4) != " -- ") return false;
+  const std::string_view lv = upper_run(line, j);
+  j += lv.size();
+  if (!one_of(lv, kRuby) || lv[0] != line[0] || line.substr(j, 4) != " -- ") return false;
   j += 4;
   if (line.substr(j, 2) == ": ") {
     *logger = {};
@@ -1360,12 +1366,9 @@ bool read_zap_console(std::string_view s, size_t* i, size_t* end, std::string_vi
   static constexpr std::string_view kZap[] = {"DEBUG", "INFO", "WARN", "ERROR", "DPANIC", "PANIC", "FATAL"};
   size_t j = 0;
   if (!skip_java_time(s, &j, '\t')) return false;
-  const size_t lb = ++j;
-  while (j < s.size() && s[j] >= 'A' && s[j] <= 'Z') ++j;
-  std::string_view lv = s.substr(lb, j - lb);
-  bool ok = false;
-  for (std::string_view l : kZap) ok |= lv == l;
-  if (!ok || j >= s.size() || s[j] != '\t') return false;
+  const std::string_view lv = upper_run(s, ++j);
+  j += lv.size();
+  if (!one_of(lv, kZap) || j >= s.size() || s[j] != '\t') return false;
   ++j;
   // A logger name is only known as one when a caller follows it.
   std::string_view name, call;
@@ -1413,7 +1416,12 @@ bool read_bracketed_header_v3(std::string_view s, size_t* i, std::string_view* l
     if (read_any_level(s, &j, &lv) && j < n && s[j] == ' ') {
       skip_blanks(s, &j);
       const size_t at = j;
-      if (read_rust_target_then(s, &j, "] ", &name) || read_name_then(s, &(j = at), "] ", &name)) {
+      bool target = read_rust_target_then(s, &j, "] ", &name);
+      if (!target) {
+        j = at;  // a crate name alone
+        target = read_name_then(s, &j, "] ", &name);
+      }
+      if (target) {
         *level = lv;
         *logger = name;
         *i = j;
@@ -1438,9 +1446,7 @@ bool read_bracketed_header_v3(std::string_view s, size_t* i, std::string_view* l
   const size_t dot = name.rfind('.');
   if (dot == std::string_view::npos || dot == 0) return false;
   lv = name.substr(dot + 1);
-  bool upper = !lv.empty();
-  for (char c : lv) upper = upper && c >= 'A' && c <= 'Z';
-  if (!upper || !(is_level_word(lv) || lv == "EMERGENCY")) return false;
+  if (lv.empty() || upper_run(lv, 0).size() != lv.size() || !(is_level_word(lv) || lv == "EMERGENCY")) return false;
   *level = lv;
   *logger = name.substr(0, dot);
   *i = j + 2;
@@ -1467,12 +1473,9 @@ bool try_text_layout(std::string_view line, const StructuredOptions& opts, Struc
     if (!read_ruby_header(line, &i, &level, &logger)) return false;
   } else if (line[0] >= 'A' && line[0] <= 'Z') {
     // Python's basicConfig(): LEVEL:name:msg
-    size_t j = 0;
-    while (j < n && line[j] >= 'A' && line[j] <= 'Z') ++j;
-    bool ok = false;
-    for (std::string_view l : kPythonLevels) ok |= line.substr(0, j) == l;
-    if (!ok || j >= n || line[j] != ':') return false;
-    level = line.substr(0, j);
+    level = upper_run(line, 0);
+    const size_t j = level.size();
+    if (!one_of(level, kPythonLevels) || j >= n || line[j] != ':') return false;
     i = j + 1;
     if (!read_name_then(line, &i, ":", &logger)) return false;
   } else if (line[0] == '[' && skip_apache_date(line, &i)) {

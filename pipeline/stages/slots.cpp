@@ -1,5 +1,6 @@
 #include "pipeline/stages/slots.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "pipeline/core/structured.h"
@@ -204,20 +205,20 @@ bool is_request_field(std::string_view line, std::span<const Token> toks, const 
   return false;
 }
 
+// Every field of the line is one variable (an access line keeps only its
+// field structure).
+void mark_all_fields(std::string_view line, std::span<Token> toks) {
+  scan_fields(line, toks, [&](const Field& f) {
+    mark(toks, f.inner_begin, f.inner_end);
+    return true;
+  });
+}
+
 // (slots-v3) Any access-log layout: a quoted request line followed by a
-// status (a number), within the first eight fields of a line of seven or
-// more (Envoy and Istio, Traefik, many proxies).
-bool is_wide_access_line(std::string_view line, std::span<const Token> toks) {
-  Field fields[9];
-  size_t count = 0;
-  bool stopped = false;
-  if (!scan_fields(line, toks, [&](const Field& f) {
-        fields[count++] = f;
-        stopped = count == 9;
-        return !stopped;
-      }) &&
-      !stopped)
-    return false;
+// status (a number), within the first eight of `fields` (the line's first
+// `count` <= 9), in a line of seven or more (Envoy and Istio, Traefik, many
+// proxies).
+bool is_wide_access_line(std::string_view line, std::span<const Token> toks, const Field* fields, size_t count) {
   if (count < 7) return false;
   for (size_t k = 0; k + 1 < count && k < 8; ++k) {
     const Field& st = fields[k + 1];
@@ -229,24 +230,24 @@ bool is_wide_access_line(std::string_view line, std::span<const Token> toks) {
 }
 
 bool mark_access_line(std::string_view line, std::span<Token> toks, bool wide) {
-  if (wide && is_wide_access_line(line, toks)) {
-    scan_fields(line, toks, [&](const Field& f) {
-      mark(toks, f.inner_begin, f.inner_end);
-      return true;
-    });
-    return true;
-  }
-  // The first nine fields decide; the rest only need the shape. Most lines
-  // have no bracket as their 4th or 5th field: the scan stops there.
+  // One scan serves both rules. The first nine fields decide; the NCSA rule
+  // needs the rest only for their shape, so the scan goes on to the line end
+  // only when the 4th or 5th field is a bracket. Otherwise it stops at the
+  // 5th field, or at the 9th for the wide rule.
   Field fields[9];
   size_t count = 0;
-  if (!scan_fields(line, toks, [&](const Field& f) {
-        if (count < 9) fields[count] = f;
-        ++count;
-        return count != 5 || fields[3].kind == Field::kBracket || fields[4].kind == Field::kBracket;
-      }) ||
-      count < 7)
-    return false;
+  const bool whole = scan_fields(line, toks, [&](const Field& f) {
+    if (count < 9) fields[count] = f;
+    ++count;
+    if (count < 5 || fields[3].kind == Field::kBracket || fields[4].kind == Field::kBracket) return true;
+    return wide && count < 9;
+  });
+  // The wide rule needs its nine fields (or the whole line, if shorter) well formed.
+  if (wide && (whole || count >= 9) && is_wide_access_line(line, toks, fields, std::min<size_t>(count, 9))) {
+    mark_all_fields(line, toks);
+    return true;
+  }
+  if (!whole || count < 7) return false;
   // [vhost] host ident user [time] "request" status bytes ...
   size_t off;
   if (fields[3].kind == Field::kBracket)
@@ -263,10 +264,7 @@ bool mark_access_line(std::string_view line, std::span<Token> toks, bool wide) {
   if (time.inner_begin == time.inner_end || !has_span(toks, time)) return false;  // a pre-masked timestamp inside
   if (fields[off + 4].kind != Field::kQuoted) return false;
   if (!is_count_field(line, toks, fields[off + 5]) || !is_count_field(line, toks, fields[off + 6])) return false;
-  scan_fields(line, toks, [&](const Field& f) {
-    mark(toks, f.inner_begin, f.inner_end);
-    return true;
-  });
+  mark_all_fields(line, toks);
   return true;
 }
 
