@@ -75,7 +75,121 @@ struct Pieces {
     }
 };
 
+std::vector<std::string_view> words_of(std::string_view s) {
+    std::vector<std::string_view> out;
+    size_t i = 0;
+    while (i < s.size()) {
+        while (i < s.size() && is_space(s[i])) ++i;
+        size_t j = i;
+        while (j < s.size() && !is_space(s[j])) ++j;
+        if (j > i) out.push_back(s.substr(i, j - i));
+        i = j;
+    }
+    return out;
+}
+
+bool is_value_word(std::string_view w) { return w.find(kWildcard) != std::string_view::npos; }
+
+std::string join_words(const std::vector<std::string_view>& w, size_t b, size_t e) {
+    std::string out;
+    for (size_t i = b; i < e; ++i) {
+        if (i > b) out += ' ';
+        out += w[i];
+    }
+    return clip(out, 40);
+}
+
 }  // namespace
+
+std::string_view split_cause_key(SplitCause c) {
+    switch (c) {
+        case SplitCause::kKeptValue: return "kept_value";
+        case SplitCause::kOtherWord: return "other_word";
+        case SplitCause::kValueShape: return "value_shape";
+        case SplitCause::kExtraText: break;
+    }
+    return "extra_text";
+}
+
+TemplateDifference template_difference(std::string_view a, std::string_view b) {
+    const auto wa = words_of(a), wb = words_of(b);
+    size_t pre = 0;
+    while (pre < wa.size() && pre < wb.size() && wa[pre] == wb[pre]) ++pre;
+    size_t suf = 0;
+    while (suf < wa.size() - pre && suf < wb.size() - pre && wa[wa.size() - 1 - suf] == wb[wb.size() - 1 - suf])
+        ++suf;
+    const size_t n = wa.size() - pre - suf, m = wb.size() - pre - suf;
+    // Differing places: [a_begin, a_end) of wa against [b_begin, b_end) of wb.
+    struct Op {
+        size_t ab, ae, bb, be;
+    };
+    std::vector<Op> ops;
+    constexpr size_t kMaxMiddle = 256;
+    if (n > 0 || m > 0) {
+        if (n > kMaxMiddle || m > kMaxMiddle || n == 0 || m == 0) {
+            ops.push_back({pre, pre + n, pre, pre + m});
+        } else {
+            // lcs[i][j]: LCS length of the middles' suffixes from i and j.
+            std::vector<uint16_t> lcs((n + 1) * (m + 1), 0);
+            auto at = [&](size_t i, size_t j) -> uint16_t& { return lcs[i * (m + 1) + j]; };
+            for (size_t i = n; i-- > 0;)
+                for (size_t j = m; j-- > 0;)
+                    at(i, j) = wa[pre + i] == wb[pre + j] ? static_cast<uint16_t>(at(i + 1, j + 1) + 1)
+                                                          : std::max(at(i + 1, j), at(i, j + 1));
+            size_t i = 0, j = 0;
+            while (i < n || j < m) {
+                if (i < n && j < m && wa[pre + i] == wb[pre + j]) {
+                    ++i, ++j;
+                    continue;
+                }
+                Op op{pre + i, pre + i, pre + j, pre + j};
+                while ((i < n || j < m) && !(i < n && j < m && wa[pre + i] == wb[pre + j])) {
+                    if (j == m || (i < n && at(i + 1, j) >= at(i, j + 1)))
+                        ++i;
+                    else
+                        ++j;
+                }
+                op.ae = pre + i, op.be = pre + j;
+                ops.push_back(op);
+            }
+        }
+    }
+    TemplateDifference d;
+    bool kept = false, other = false, shape = false;
+    for (const Op& op : ops) {
+        if (op.ae - op.ab != op.be - op.bb) continue;  // extra text
+        for (size_t k = 0; k < op.ae - op.ab; ++k) {
+            const bool va = is_value_word(wa[op.ab + k]), vb = is_value_word(wb[op.bb + k]);
+            if (va && vb)
+                shape = true;
+            else if (va || vb)
+                kept = true;
+            else
+                other = true;
+        }
+    }
+    d.cause = kept    ? SplitCause::kKeptValue
+              : other ? SplitCause::kOtherWord
+              : shape ? SplitCause::kValueShape
+                      : SplitCause::kExtraText;
+    for (size_t k = 0; k < ops.size() && k < 3; ++k) {
+        const Op& op = ops[k];
+        if (k > 0) d.text += "; ";
+        if (op.ab == op.ae) {
+            d.text += "+ `";
+        } else {
+            d.text += op.bb == op.be ? "- `" : "`";
+            d.text += join_words(wa, op.ab, op.ae);
+            d.text += op.bb == op.be ? "`" : "` -> `";
+        }
+        if (op.bb != op.be) {
+            d.text += join_words(wb, op.bb, op.be);
+            d.text += '`';
+        }
+    }
+    if (ops.size() > 3) d.text += "; ...";
+    return d;
+}
 
 Explanation explain(const std::vector<std::string>& truth_groups, const std::vector<uint64_t>& predicted,
                     const std::vector<std::string>& lines, const std::vector<std::string>& templates,
@@ -108,8 +222,20 @@ Explanation explain(const std::vector<std::string>& truth_groups, const std::vec
         s.ids = pieces.by_key.size();
         ++e.split_events;
         e.split_lines += s.lines;
-        for (const auto& [id, v] : pieces.largest(parts))
-            s.parts.push_back({hex16(id), v.first, templates[v.second], lines[v.second]});
+        // Every piece against the largest: the causes count all of them, the
+        // report shows the first `parts`.
+        const auto all = pieces.largest(pieces.by_key.size());
+        const std::string& largest = templates[all[0].second.second];
+        for (size_t k = 0; k < all.size(); ++k) {
+            const auto& [id, v] = all[k];
+            std::string differs;
+            if (k > 0) {
+                TemplateDifference d = template_difference(largest, templates[v.second]);
+                e.split_causes[static_cast<size_t>(d.cause)] += v.first;
+                differs = std::move(d.text);
+            }
+            if (k < parts) s.parts.push_back({hex16(id), v.first, templates[v.second], lines[v.second], differs});
+        }
         e.splits.push_back(std::move(s));
     }
     for (const auto& [id, pieces] : events_of_id) {
@@ -121,7 +247,7 @@ Explanation explain(const std::vector<std::string>& truth_groups, const std::vec
         ++e.merged_clusters;
         e.merged_lines += m.lines;
         for (const auto& [event, v] : pieces.largest(parts))
-            m.parts.push_back({std::string(event), v.first, templates[v.second], lines[v.second]});
+            m.parts.push_back({std::string(event), v.first, templates[v.second], lines[v.second], ""});
         e.merges.push_back(std::move(m));
     }
     std::stable_sort(e.splits.begin(), e.splits.end(), [](const SplitEvent& a, const SplitEvent& b) {
@@ -341,13 +467,22 @@ std::string format_explanation(const EvalReport& r, size_t width) {
                " ids; " + std::to_string(e.split_events) + " events split over several ids (" +
                std::to_string(e.split_lines) + " lines), " + std::to_string(e.merged_clusters) +
                " ids hold several events (" + std::to_string(e.merged_lines) + " lines)\n";
+        if (e.split_events > 0) {
+            static constexpr const char* kCauseText[kSplitCauses] = {
+                "a value left in the template", "another word", "a value's shape", "text in some lines only"};
+            out += "  why split (lines outside each event's largest id):";
+            for (size_t c = 0; c < kSplitCauses; ++c)
+                out += std::string(c ? "," : "") + " " + kCauseText[c] + " " + std::to_string(e.split_causes[c]);
+            out += "\n";
+        }
         for (const auto& s : e.splits) {
             out += "  split  " + std::to_string(s.lines) + " lines of one event -> " + std::to_string(s.ids) +
                    " ids: " + clip(s.event, width) + "\n";
             for (const auto& p : s.parts)
                 out += "    " + pad_left(std::to_string(p.lines), 6) + "  " + p.id + "  " +
                        clip(p.template_text, width) + "\n" + std::string(30, ' ') + "e.g. " +
-                       clip(p.example, width) + "\n";
+                       clip(p.example, width) + "\n" +
+                       (p.differs.empty() ? "" : std::string(30, ' ') + "differs: " + clip(p.differs, width) + "\n");
         }
         for (const auto& m : e.merges) {
             out += "  merge  " + std::to_string(m.lines) + " lines under id " + m.cluster_id + " <- " +
@@ -369,7 +504,7 @@ nlohmann::json to_json(const EvalReport& r) {
             nlohmann::json ps = nlohmann::json::array();
             for (const auto& p : s.parts)
                 ps.push_back({{"cluster_id", p.id}, {"lines", p.lines}, {"template", p.template_text},
-                              {"example", p.example}});
+                              {"example", p.example}, {"differs", p.differs}});
             splits.push_back({{"event", s.event}, {"lines", s.lines}, {"ids", s.ids}, {"parts", std::move(ps)}});
         }
         for (const auto& m : e.merges) {
@@ -380,6 +515,9 @@ nlohmann::json to_json(const EvalReport& r) {
             merges.push_back(
                 {{"cluster_id", m.cluster_id}, {"lines", m.lines}, {"events", m.events}, {"parts", std::move(ps)}});
         }
+        nlohmann::json causes = nlohmann::json::object();
+        for (size_t c = 0; c < kSplitCauses; ++c)
+            causes[std::string(split_cause_key(static_cast<SplitCause>(c)))] = e.split_causes[c];
         sets[d.name] = {{"ga", d.ga},
                         {"ga_template", d.ga_template},
                         {"pa", d.pa},
@@ -390,6 +528,7 @@ nlohmann::json to_json(const EvalReport& r) {
                         {"split_lines", e.split_lines},
                         {"merged_clusters", e.merged_clusters},
                         {"merged_lines", e.merged_lines},
+                        {"split_causes", std::move(causes)},
                         {"splits", std::move(splits)},
                         {"merges", std::move(merges)}};
     }

@@ -46,7 +46,34 @@ struct ErrorPart {
     size_t lines = 0;           // lines of the event under that id
     std::string template_text;  // the template logsift printed for the example
     std::string example;        // the first such line
+    std::string differs;        // split pieces after the largest: how the template differs from its
+                                // template (template_difference); "" otherwise
 };
+
+// Why one event's lines got different ids: the first thing that tells a
+// piece's template apart from the largest piece's, word by word (words are
+// blank-separated; a word holding "<*>" is a value).
+enum class SplitCause {
+    kKeptValue,   // a value left in the template: a word where the other has <*> ("by erin" / "by <*>")
+    kOtherWord,   // another word in the same place ("status unpacked" / "status installed")
+    kValueShape,  // a value masked in another shape ("TCP_MISS/<*>" / "<*>")
+    kExtraText,   // words in one template only (an optional clause, a different sentence)
+};
+inline constexpr size_t kSplitCauses = 4;
+// "kept_value", "other_word", "value_shape", "extra_text" (the JSON keys).
+std::string_view split_cause_key(SplitCause c);
+
+struct TemplateDifference {
+    SplitCause cause = SplitCause::kExtraText;
+    // Up to three differing places, "`a` -> `b`", "+ `b`" (only in `b`),
+    // "- `a`" (only in `a`), joined by "; ", then "; ..." if there are more.
+    std::string text;
+};
+// How template b differs from template a, word by word: their common prefix
+// and suffix, then a longest common subsequence of the middle words (over
+// 256 words on a side, the whole middle is one difference). Equal templates
+// give kExtraText and "".
+TemplateDifference template_difference(std::string_view a, std::string_view b);
 struct SplitEvent {  // one true event -> several cluster ids
     std::string event;  // its true template
     size_t lines = 0;   // all of them count wrong
@@ -63,6 +90,9 @@ struct Explanation {
     size_t events = 0, clusters = 0;                 // distinct true events, distinct ids
     size_t split_events = 0, split_lines = 0;        // events over >1 id, and their lines
     size_t merged_clusters = 0, merged_lines = 0;    // ids over >1 event, and their lines
+    // Over all split events: the lines outside each event's largest piece,
+    // by the SplitCause of their piece against the largest (index = cause).
+    size_t split_causes[kSplitCauses] = {};
     std::vector<SplitEvent> splits;                  // worst first (most lines), at most `top`
     std::vector<MergedCluster> merges;               // likewise
 };
@@ -111,7 +141,8 @@ std::string format_explanation(const EvalReport& r, size_t width = 100);
 
 // {"datasets":{NAME:{"ga":..,"ga_template":..,"pa":..,"lines":..,
 //  "events","clusters","split_events","split_lines","merged_clusters","merged_lines",
-//  "splits":[{"event","lines","ids","parts":[{"cluster_id","lines","template","example"}]}],
+//  "split_causes":{"kept_value","other_word","value_shape","extra_text"},
+//  "splits":[{"event","lines","ids","parts":[{"cluster_id","lines","template","example","differs"}]}],
 //  "merges":[{"cluster_id","lines","events","parts":[{"event","lines","template","example"}]}]}},
 //  "avg_ga":..,"avg_ga_template":..,"avg_pa":..}
 nlohmann::json to_json(const EvalReport& r);

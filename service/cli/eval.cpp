@@ -76,9 +76,13 @@ const Command kEval = {"eval", "score clustering (GA, PA) on loghub-format label
                  "exact template and Parsing Accuracy (PA) per set and on average, then, per set, why:\n"
                  "how many events were split over several ids and how many ids hold several events,\n"
                  "with the N worst of each (most lines) and example lines (--explain N, default 3;\n"
-                 "0 = the table only). --json prints {\"datasets\":{NAME:{\"ga\",\"ga_template\",\n"
+                 "0 = the table only). Each split piece says how its template differs from the\n"
+                 "largest piece's, and each set counts the lines outside its events' largest pieces\n"
+                 "by why: a value left in the template, another word, a value's shape, text in some\n"
+                 "lines only. --json prints {\"datasets\":{NAME:{\"ga\",\"ga_template\",\n"
                  "\"pa\",\"lines\",\"events\",\"clusters\",\"split_events\",\"split_lines\",\n"
-                 "\"merged_clusters\",\"merged_lines\",\"splits\",\"merges\"}},\"avg_ga\",\n"
+                 "\"merged_clusters\",\"merged_lines\",\"split_causes\":{\"kept_value\",\n"
+                 "\"other_word\",\"value_shape\",\"extra_text\"},\"splits\",\"merges\"}},\"avg_ga\",\n"
                  "\"avg_ga_template\",\"avg_pa\"}.\n",
     true, {"json", "stats"}, {"explain"}, &cmd_eval};
 

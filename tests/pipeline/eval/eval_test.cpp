@@ -316,6 +316,73 @@ TEST(Explain, KeepsTheWorstOnesWithinTheLimitsAndCountsAll) {
     EXPECT_THROW(explain(truth, ids, Strs{}, lines, 3, 3), std::invalid_argument);
 }
 
+TEST(TemplateDifference, NamesTheCauseAndTheWords) {
+    auto d = template_difference("Order <*> placed by <*>", "Order <*> placed by erin");
+    EXPECT_EQ(d.cause, SplitCause::kKeptValue);
+    EXPECT_EQ(d.text, "`<*>` -> `erin`");
+    d = template_difference("status unpacked <*> <*>", "status half-configured <*> <*>");
+    EXPECT_EQ(d.cause, SplitCause::kOtherWord);
+    EXPECT_EQ(d.text, "`unpacked` -> `half-configured`");
+    d = template_difference("<*> TCP_DENIED/<*> GET <*>", "<*> <*> GET <*>");
+    EXPECT_EQ(d.cause, SplitCause::kValueShape);
+    EXPECT_EQ(d.text, "`TCP_DENIED/<*>` -> `<*>`");
+    d = template_difference("open() failed, client: <*>", "open() failed, client: <*>, referrer: <*>");
+    EXPECT_EQ(d.cause, SplitCause::kExtraText);
+    EXPECT_EQ(d.text, "+ `<*>, referrer:`");
+    d = template_difference("a b c d", "a c d e");
+    EXPECT_EQ(d.cause, SplitCause::kExtraText);
+    EXPECT_EQ(d.text, "- `b`; + `e`");
+    // A kept value outranks other differences in the same pair.
+    d = template_difference("x <*> y z", "x erin y");
+    EXPECT_EQ(d.cause, SplitCause::kKeptValue);
+    EXPECT_EQ(d.text, "`<*>` -> `erin`; - `z`");
+    // Four places: three shown.
+    d = template_difference("a 1 b 2 c 3 d 4 e", "a x b y c z d w e");
+    EXPECT_EQ(d.text, "`1` -> `x`; `2` -> `y`; `3` -> `z`; ...");
+    EXPECT_EQ(template_difference("same", "same").text, "");
+    EXPECT_EQ(split_cause_key(SplitCause::kValueShape), "value_shape");
+}
+
+TEST(TemplateDifference, LongTemplatesStayBounded) {
+    std::string a, b;
+    a = b = "head ";
+    for (int i = 0; i < 2000; ++i) {
+        const std::string n = std::to_string(i);
+        a += 'w';
+        a += n;
+        a += ' ';
+        b += 'v';
+        b += n;
+        b += ' ';
+    }
+    a += "tail";
+    b += "tail";
+    const auto d = template_difference(a, b);
+    EXPECT_EQ(d.cause, SplitCause::kOtherWord) << "one difference of equal length, word for word";
+    EXPECT_EQ(d.text.substr(0, 4), "`w0 ") << d.text;
+    EXPECT_EQ(d.text.find(';'), std::string::npos);
+}
+
+TEST(Explain, CountsWhyEachSplitPieceDiffers) {
+    // Event A: 4 lines on id 1 ("A <*>"), 2 on id 2 ("A bob": a kept value),
+    // 1 on id 3 ("A <*> again": extra text). Event B: 3 lines on ids 4 and 5,
+    // which differ by another word.
+    const Strs truth = {"A <*>", "A <*>", "A <*>", "A <*>", "A <*>", "A <*>", "A <*>", "B <*>", "B <*>", "B <*>"};
+    const Ids ids = {1, 1, 2, 1, 2, 3, 1, 4, 4, 5};
+    const Strs tmpls = {"A <*>", "A <*>", "A bob", "A <*>", "A bob", "A <*> again", "A <*>",
+                        "B up <*>", "B up <*>", "B down <*>"};
+    const Explanation e = explain(truth, ids, tmpls, tmpls, 1, 2);
+    EXPECT_EQ(e.split_causes[static_cast<size_t>(SplitCause::kKeptValue)], 2u);
+    EXPECT_EQ(e.split_causes[static_cast<size_t>(SplitCause::kExtraText)], 1u)
+        << "counted although the report shows two pieces of one event";
+    EXPECT_EQ(e.split_causes[static_cast<size_t>(SplitCause::kOtherWord)], 1u);
+    EXPECT_EQ(e.split_causes[static_cast<size_t>(SplitCause::kValueShape)], 0u);
+    ASSERT_EQ(e.splits.size(), 1u);
+    ASSERT_EQ(e.splits[0].parts.size(), 2u);
+    EXPECT_EQ(e.splits[0].parts[0].differs, "") << "the largest piece is the reference";
+    EXPECT_EQ(e.splits[0].parts[1].differs, "`<*>` -> `bob`");
+}
+
 TEST_F(EvalDirTest, ReportExplainsEachSetInJsonAndText) {
     write_fixture();
     const EvalReport r = evaluate_dir(dir_.string(), cluster_by_content);
@@ -328,6 +395,13 @@ TEST_F(EvalDirTest, ReportExplainsEachSetInJsonAndText) {
     EXPECT_EQ(tiny.at("splits")[0].at("event").get<std::string>(), "open file <*>");
     EXPECT_EQ(tiny.at("splits")[0].at("ids").get<size_t>(), 2u);
     EXPECT_EQ(tiny.at("splits")[0].at("parts")[0].at("example").get<std::string>(), "open file a");
+    EXPECT_EQ(tiny.at("splits")[0].at("parts")[0].at("differs").get<std::string>(), "");
+    EXPECT_FALSE(tiny.at("splits")[0].at("parts")[1].at("differs").get<std::string>().empty());
+    const nlohmann::json& causes = tiny.at("split_causes");
+    EXPECT_EQ(causes.size(), kSplitCauses);
+    size_t caused = 0;
+    for (const auto& [k, v] : causes.items()) caused += v.get<size_t>();
+    EXPECT_EQ(caused, 1u) << "the one line outside the split event's largest piece: " << causes.dump();
     EXPECT_EQ(j.at("datasets").at("alpha").at("splits").size(), 0u);
 
     const std::string text = format_explanation(r);
@@ -336,6 +410,8 @@ TEST_F(EvalDirTest, ReportExplainsEachSetInJsonAndText) {
         << text;
     EXPECT_NE(text.find("split  3 lines of one event -> 2 ids: open file <*>"), std::string::npos) << text;
     EXPECT_NE(text.find("e.g. open file b"), std::string::npos) << text;
+    EXPECT_NE(text.find("why split (lines outside each event's largest id):"), std::string::npos) << text;
+    EXPECT_NE(text.find("differs: "), std::string::npos) << text;
     EvalOptions none;
     none.explain = 0;
     EXPECT_TRUE(evaluate_dir(dir_.string(), cluster_by_content, none).datasets[1].why.splits.empty());
