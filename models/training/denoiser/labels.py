@@ -290,7 +290,8 @@ def harvest_available() -> bool:
 
 
 def load_harvest(n: int, seed: int, stats: Optional[Dict[str, int]] = None,
-                 plain_frac: float = 0.0, const_types: Sequence[str] = ()) -> List[Line]:
+                 plain_frac: float = 0.0, const_types: Sequence[str] = (),
+                 exclude_source: str = "", exclude_ids: Sequence[int] = ()) -> List[Line]:
     """n rendered lines of the harvested templates (``harvest/render.generate``,
     real message templates of real software in modern line formats) labelled
     by their spans exactly like the synthetic lines; [] if absent.
@@ -299,6 +300,12 @@ def load_harvest(n: int, seed: int, stats: Optional[Dict[str, int]] = None,
     ``plain``: message + kv pairs, no header / JSON / logfmt wrapping), which is
     what the denoise stage sees of a line once the header or the structured
     envelope is taken off; the rest come from ``render.generate``.
+
+    ``exclude_source``: a regex; templates whose ``source`` (package:binary)
+    it finds are left out (a leave-one-out fold leaves out the held-out
+    system's own software, e.g. ``^openssh-`` for OpenSSH).
+    ``exclude_ids``: template ids left out (the dev set's, devset.py, so
+    that set stays unseen).
 
     ``const_types``: slot types whose spans are labelled constant (left out of
     the mask), where the other training sources teach the opposite convention
@@ -314,9 +321,13 @@ def load_harvest(n: int, seed: int, stats: Optional[Dict[str, int]] = None,
     if stats is None:
         stats = _new_stats()
     n_plain = int(round(n * plain_frac))
-    gen = list(render.generate(n - n_plain, seed=seed))
+    tpls = render.load_templates()
+    if exclude_source or exclude_ids:
+        src_re = re.compile(exclude_source) if exclude_source else None
+        ex = set(exclude_ids)
+        tpls = [t for t in tpls if t.id not in ex and not (src_re and src_re.search(t.source))]
+    gen = list(render.generate(n - n_plain, seed=seed, templates=tpls))
     if n_plain:
-        tpls = render.load_templates()
         rng = random.Random(seed + 7919)
         for _ in range(n_plain):
             t = tpls[int(rng.random() * len(tpls))]

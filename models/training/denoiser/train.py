@@ -228,8 +228,13 @@ def load_sources(args, holdout: Optional[str] = None, sets: Sequence[str] = lb.L
         import augment as aug
         src["augment"] = aug.refill_lines({k: v for k, v in src.items() if k in sets}, args.augment, args.seed)
     if getattr(args, "harvest_lines", 0) > 0:
+        ex_ids = []
+        if getattr(args, "harvest_exclude_ids", ""):
+            with open(args.harvest_exclude_ids, encoding="utf-8") as f:
+                ex_ids = [int(x) for x in f.read().split()]
         hv = lb.load_harvest(args.harvest_lines, args.harvest_seed, plain_frac=args.harvest_plain,
-                             const_types=[t for t in args.harvest_const_types.split(",") if t])
+                             const_types=[t for t in args.harvest_const_types.split(",") if t],
+                             exclude_source=getattr(args, "harvest_exclude_source", ""), exclude_ids=ex_ids)
         if not hv:
             print("note: models/training/harvest/templates.jsonl not found, no harvest data", file=sys.stderr)
         src["harvest"] = hv
@@ -376,6 +381,11 @@ def add_args(ap: argparse.ArgumentParser) -> None:
                     help="share of the harvest lines rendered as the bare message (no header / envelope)")
     ap.add_argument("--harvest-const-types", default="",
                     help="comma-separated harvest slot types labelled constant (e.g. http_method: synthlog's convention)")
+    ap.add_argument("--harvest-exclude-source", default="",
+                    help="regex: harvested templates whose source (package:binary) matches are left out "
+                         "(a leave-one-out fold leaves out the held-out system's own software)")
+    ap.add_argument("--harvest-exclude-ids", default="",
+                    help="file of harvested template ids to leave out (the dev set's: devset.py --ids-out)")
     ap.add_argument("--version", default="", help="module `version` attribute (default: model.py's)")
     ap.add_argument("--context", default=md.CONTEXT, choices=["span", "word"])
     ap.add_argument("--seed", type=int, default=1234)

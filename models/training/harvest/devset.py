@@ -37,7 +37,8 @@ import render  # noqa: E402
 STYLES = ("plain", "syslog", "logfmt", "json", "klog", "app")
 
 
-def build(out_dir: str, seed: int, n_templates: int, renders: int) -> dict:
+def build(out_dir: str, seed: int, n_templates: int, renders: int, ids: set | None = None) -> dict:
+    """Writes the sets; adds the harvested template ids it used to ``ids``."""
     tpls = render.load_templates()
     index = {}
     for k, style in enumerate(STYLES + ("access",)):
@@ -52,6 +53,8 @@ def build(out_dir: str, seed: int, n_templates: int, renders: int) -> dict:
                     rows.append((line, "A%d" % a, first))
         else:
             chosen = rng.sample(range(len(tpls)), n_templates)
+            if ids is not None:
+                ids.update(tpls[tid].id for tid in chosen)
             for tid in chosen:
                 first = None
                 for _ in range(renders):
@@ -79,8 +82,14 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=2026)
     ap.add_argument("--templates", type=int, default=150, help="templates per format")
     ap.add_argument("--renders", type=int, default=8, help="lines per template")
+    ap.add_argument("--ids-out", default="",
+                    help="write the harvested template ids used here, one a line (train.py --harvest-exclude-ids)")
     a = ap.parse_args()
-    idx = build(a.out, a.seed, a.templates, a.renders)
+    ids: set = set()
+    idx = build(a.out, a.seed, a.templates, a.renders, ids)
+    if a.ids_out:
+        with open(a.ids_out, "w", encoding="utf-8") as f:
+            f.write("".join("%d\n" % i for i in sorted(ids)))
     print("wrote %d sets to %s" % (len(idx), a.out))
     return 0
 
