@@ -57,7 +57,9 @@ int cmd_eval(const Args& a) {
   auto report = logsift::eval::evaluate_dir(a.positional[0], fn, opts);
   pipeline.stop();
   if (a.has("json")) {
-    std::cout << logsift::eval::to_json(report).dump() << "\n";
+    // A user's own labelled logs may hold bytes that are not UTF-8: print
+    // them as U+FFFD rather than losing the whole report to a type_error.
+    std::cout << logsift::eval::to_json(report).dump(-1, ' ', false, json::error_handler_t::replace) << "\n";
   } else {
     std::cout << logsift::eval::format_table(report);
     if (opts.explain > 0) std::cout << logsift::eval::format_explanation(report);

@@ -29,7 +29,7 @@ build() {  # NAME SOURCES... -- LIBS...
   local name=$1; shift
   # Rebuilt when run.sh or any parser/pipeline-core/config source is newer than the binary.
   if [[ -x "$out/$name" && -z "${FUZZ_REBUILD:-}" && "$out/$name" -nt "$here/run.sh" ]] &&
-     [[ -z "$(find "$root/service/net" "$root/service/api" "$root/service/alerts" "$root/pipeline/core" "$root/pipeline/stages" "$root/pipeline/store" "$root/config" "$here" \
+     [[ -z "$(find "$root/service/net" "$root/service/api" "$root/service/alerts" "$root/pipeline/core" "$root/pipeline/stages" "$root/pipeline/store" "$root/pipeline/eval" "$root/config" "$here" \
                 -newer "$out/$name" \( -name '*.cpp' -o -name '*.h' -o -name '*.proto' -o -name '*.jsonc' \) -print -quit)" ]]; then
     return 0
   fi
@@ -50,11 +50,12 @@ build fuzz_webhook "$here/fuzz_webhook.cpp" "$root/service/alerts/webhook_url.cp
 build fuzz_config "$here/fuzz_config.cpp" "${config[@]}" -lre2
 build fuzz_redis_url "$here/fuzz_redis_url.cpp" "$root/pipeline/store/redis_url.cpp"
 build fuzz_counts "$here/fuzz_counts.cpp" "$root/pipeline/store/redis_windows_codec.cpp" "$root/lsh/lsh.cpp"
+build fuzz_eval "$here/fuzz_eval.cpp" "$root/pipeline/eval/eval.cpp" "$root/pipeline/eval/csv.cpp"
 build fuzz_slots "$here/fuzz_slots.cpp" "$root/pipeline/stages/slots.cpp" "$root/pipeline/stages/tokenizer.cpp" \
   "$root/pipeline/stages/premask_lexer.cpp" "${common[@]}" "${config[@]}" -lre2
 
 status=0
-for t in ${FUZZ_TARGETS:-fuzz_syslog fuzz_structured fuzz_ingest fuzz_envelope fuzz_webhook fuzz_config fuzz_redis_url fuzz_counts fuzz_slots}; do
+for t in ${FUZZ_TARGETS:-fuzz_syslog fuzz_structured fuzz_ingest fuzz_envelope fuzz_webhook fuzz_config fuzz_redis_url fuzz_counts fuzz_slots fuzz_eval}; do
   work="$out/corpus-$t"
   mkdir -p "$work"
   cp -n "$here/corpus/$t"/* "$work/" 2>/dev/null || true

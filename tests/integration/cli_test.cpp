@@ -197,6 +197,39 @@ TEST(Cli, EvalScoresStructuredLinesOnTheirMessage) {
   EXPECT_LT(k["datasets"]["Logfmt"]["ga"].get<double>(), 1.0) << "the per-line fields split the event: " << k;
 }
 
+// A user's own labelled logs may hold bytes that are not UTF-8: --json still
+// prints the whole report, U+FFFD in their place (it exited 1 with a
+// type_error before), with the why-split counts.
+TEST(Cli, EvalJsonSurvivesBytesThatAreNotUtf8) {
+  TempDir dir("logsift-eval-bytes-");
+  dir.write_file("datasets.json", R"({"Raw": {"truth": "raw.csv"}})");
+  // Labelled as two events that differ by their last word, which is not
+  // UTF-8: logsift masks it, so one id holds both and the merge's examples
+  // carry the bytes into the report.
+  dir.write_file("raw.csv",
+                 "Content,EventTemplate\n"
+                 "\"Order 4 placed by \xff\xfe\",Order <*> placed by X\n"
+                 "\"Order 5 placed by \xfe\xff\",Order <*> placed by Y\n"
+                 "\"Order 6 placed by \xfe\xff\",Order <*> placed by Y\n");
+  RunResult r = run_logsift({"eval", dir.path(), "--json", "--explain", "5"}, "", {}, Millis(60000));
+  ASSERT_TRUE(r.exit.clean()) << r.describe();
+  json j = json::parse(r.out, nullptr, false);
+  ASSERT_TRUE(j.is_object()) << r.describe();
+  const json& raw = j["datasets"]["Raw"];
+  EXPECT_EQ(raw["lines"].get<size_t>(), 3u) << raw;
+  ASSERT_EQ(raw["merged_clusters"].get<size_t>(), 1u) << raw;
+  EXPECT_NE(r.out.find("\xef\xbf\xbd"), std::string::npos) << "U+FFFD stands for the bytes: " << r.out;
+  ASSERT_TRUE(raw["split_causes"].is_object()) << raw;
+  EXPECT_EQ(raw["split_causes"].size(), 4u) << raw;
+  size_t caused = 0;
+  for (const auto& [k, v] : raw["split_causes"].items()) caused += v.get<size_t>();
+  EXPECT_LE(caused, raw["split_lines"].get<size_t>()) << raw;
+  if (raw["split_events"].get<size_t>() > 0) {
+    EXPECT_GE(caused, 1u) << "every split has a piece outside its largest: " << raw;
+    EXPECT_EQ(raw["splits"][0]["parts"][0]["differs"].get<std::string>(), "") << raw;
+  }
+}
+
 TEST(Cli, EvalTinyDatasetJson) {
   TempDir dir("logsift-eval-");
   dir.write_file("datasets.json", R"({"Tiny": {"log": "Tiny/x.log", "truth": "Tiny/x.csv", )"
