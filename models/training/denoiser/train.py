@@ -330,6 +330,10 @@ def train(args) -> Tuple[md.Denoiser, Dict]:
     t0 = time.time()
     src = load_sources(args, args.holdout)
     enc = [encode_lines(v, args.context) for v in src.values()]
+    if getattr(args, "harvest_vars_only", False) and "harvest" in src:
+        k = list(src).index("harvest")
+        keep = enc[k][1] > 0.5
+        enc[k] = (enc[k][0][keep], enc[k][1][keep], [ix for ix, kp in zip(enc[k][2], keep) if kp])
     X = np.concatenate([e[0] for e in enc])
     y = np.concatenate([e[1] for e in enc])
     if "harvest" in src and src["harvest"]:
@@ -386,6 +390,8 @@ def add_args(ap: argparse.ArgumentParser) -> None:
                          "(a leave-one-out fold leaves out the held-out system's own software)")
     ap.add_argument("--harvest-exclude-ids", default="",
                     help="file of harvested template ids to leave out (the dev set's: devset.py --ids-out)")
+    ap.add_argument("--harvest-vars-only", action="store_true",
+                    help="keep only the harvest's variable tokens (its values' shapes, not its constant words)")
     ap.add_argument("--version", default="", help="module `version` attribute (default: model.py's)")
     ap.add_argument("--context", default=md.CONTEXT, choices=["span", "word"])
     ap.add_argument("--seed", type=int, default=1234)
