@@ -291,7 +291,8 @@ def harvest_available() -> bool:
 
 def load_harvest(n: int, seed: int, stats: Optional[Dict[str, int]] = None,
                  plain_frac: float = 0.0, const_types: Sequence[str] = (),
-                 exclude_source: str = "", exclude_ids: Sequence[int] = ()) -> List[Line]:
+                 exclude_source: str = "", exclude_ids: Sequence[int] = (),
+                 vars_only: bool = False, keep_const_slots: bool = False) -> List[Line]:
     """n rendered lines of the harvested templates (``harvest/render.generate``,
     real message templates of real software in modern line formats) labelled
     by their spans exactly like the synthetic lines; [] if absent.
@@ -306,6 +307,12 @@ def load_harvest(n: int, seed: int, stats: Optional[Dict[str, int]] = None,
     system's own software, e.g. ``^openssh-`` for OpenSSH).
     ``exclude_ids``: template ids left out (the dev set's, devset.py, so
     that set stays unseen).
+
+    ``vars_only``: only the variable tokens keep a label (the shapes of real
+    formats' values); the constant words of the rendered lines get none.
+    ``keep_const_slots`` (with ``vars_only``): the words of ``const_types``
+    slots keep their constant label too (a state or method word is a
+    constant by the project's convention).
 
     ``const_types``: slot types whose spans are labelled constant (left out of
     the mask), where the other training sources teach the opposite convention
@@ -335,12 +342,22 @@ def load_harvest(n: int, seed: int, stats: Optional[Dict[str, int]] = None,
             gen.append((line, spans, t.id))
     out = []
     for line, spans, tid in gen:
+        const_spans = []
         if const_types:
+            const_spans = [sp for sp in spans if sp[2] in const_types]
             spans = [sp for sp in spans if sp[2] not in const_types]
         b, mask = char_spans_to_byte_mask(line, spans)
         stats["lines"] += 1
         stats["align_spans"] += 1
-        out.append(label_line("harvest", b, mask, "hv:" + str(tid), stats))
+        ln = label_line("harvest", b, mask, "hv:" + str(tid), stats)
+        if vars_only:
+            keep = None
+            if keep_const_slots and const_spans:
+                _, keep = char_spans_to_byte_mask(line, const_spans)
+            for i, (s, e, k) in enumerate(ln.toks):
+                if ln.labels[i] == 0 and not (keep is not None and any(keep[s:e])):
+                    ln.labels[i] = -1
+        out.append(ln)
     return out
 
 

@@ -234,7 +234,9 @@ def load_sources(args, holdout: Optional[str] = None, sets: Sequence[str] = lb.L
                 ex_ids = [int(x) for x in f.read().split()]
         hv = lb.load_harvest(args.harvest_lines, args.harvest_seed, plain_frac=args.harvest_plain,
                              const_types=[t for t in args.harvest_const_types.split(",") if t],
-                             exclude_source=getattr(args, "harvest_exclude_source", ""), exclude_ids=ex_ids)
+                             exclude_source=getattr(args, "harvest_exclude_source", ""), exclude_ids=ex_ids,
+                             vars_only=getattr(args, "harvest_vars_only", False),
+                             keep_const_slots=getattr(args, "harvest_keep_const_slots", False))
         if not hv:
             print("note: models/training/harvest/templates.jsonl not found, no harvest data", file=sys.stderr)
         src["harvest"] = hv
@@ -330,10 +332,6 @@ def train(args) -> Tuple[md.Denoiser, Dict]:
     t0 = time.time()
     src = load_sources(args, args.holdout)
     enc = [encode_lines(v, args.context) for v in src.values()]
-    if getattr(args, "harvest_vars_only", False) and "harvest" in src:
-        k = list(src).index("harvest")
-        keep = enc[k][1] > 0.5
-        enc[k] = (enc[k][0][keep], enc[k][1][keep], [ix for ix, kp in zip(enc[k][2], keep) if kp])
     X = np.concatenate([e[0] for e in enc])
     y = np.concatenate([e[1] for e in enc])
     if "harvest" in src and src["harvest"]:
@@ -392,6 +390,8 @@ def add_args(ap: argparse.ArgumentParser) -> None:
                     help="file of harvested template ids to leave out (the dev set's: devset.py --ids-out)")
     ap.add_argument("--harvest-vars-only", action="store_true",
                     help="keep only the harvest's variable tokens (its values' shapes, not its constant words)")
+    ap.add_argument("--harvest-keep-const-slots", action="store_true",
+                    help="with --harvest-vars-only: the words of --harvest-const-types slots stay, as constants")
     ap.add_argument("--version", default="", help="module `version` attribute (default: model.py's)")
     ap.add_argument("--context", default=md.CONTEXT, choices=["span", "word"])
     ap.add_argument("--seed", type=int, default=1234)
