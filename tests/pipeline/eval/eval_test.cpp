@@ -317,29 +317,30 @@ TEST(Explain, KeepsTheWorstOnesWithinTheLimitsAndCountsAll) {
 }
 
 TEST(TemplateDifference, NamesTheCauseAndTheWords) {
-    auto d = template_difference("Order <*> placed by <*>", "Order <*> placed by erin");
-    EXPECT_EQ(d.cause, SplitCause::kKeptValue);
-    EXPECT_EQ(d.text, "`<*>` -> `erin`");
-    d = template_difference("status unpacked <*> <*>", "status half-configured <*> <*>");
-    EXPECT_EQ(d.cause, SplitCause::kOtherWord);
-    EXPECT_EQ(d.text, "`unpacked` -> `half-configured`");
-    d = template_difference("<*> TCP_DENIED/<*> GET <*>", "<*> <*> GET <*>");
-    EXPECT_EQ(d.cause, SplitCause::kValueShape);
-    EXPECT_EQ(d.text, "`TCP_DENIED/<*>` -> `<*>`");
-    d = template_difference("open() failed, client: <*>", "open() failed, client: <*>, referrer: <*>");
-    EXPECT_EQ(d.cause, SplitCause::kExtraText);
-    EXPECT_EQ(d.text, "+ `<*>, referrer:`");
-    d = template_difference("a b c d", "a c d e");
-    EXPECT_EQ(d.cause, SplitCause::kExtraText);
-    EXPECT_EQ(d.text, "- `b`; + `e`");
-    // A kept value outranks other differences in the same pair.
-    d = template_difference("x <*> y z", "x erin y");
-    EXPECT_EQ(d.cause, SplitCause::kKeptValue);
-    EXPECT_EQ(d.text, "`<*>` -> `erin`; - `z`");
-    // Four places: three shown.
-    d = template_difference("a 1 b 2 c 3 d 4 e", "a x b y c z d w e");
-    EXPECT_EQ(d.text, "`1` -> `x`; `2` -> `y`; `3` -> `z`; ...");
-    EXPECT_EQ(template_difference("same", "same").text, "");
+    struct Case {
+        const char *a, *b;
+        SplitCause cause;
+        const char* text;
+    };
+    const Case cases[] = {
+        {"Order <*> placed by <*>", "Order <*> placed by erin", SplitCause::kKeptValue, "`<*>` -> `erin`"},
+        {"status unpacked <*> <*>", "status half-configured <*> <*>", SplitCause::kOtherWord,
+         "`unpacked` -> `half-configured`"},
+        {"<*> TCP_DENIED/<*> GET <*>", "<*> <*> GET <*>", SplitCause::kValueShape, "`TCP_DENIED/<*>` -> `<*>`"},
+        {"open() failed, client: <*>", "open() failed, client: <*>, referrer: <*>", SplitCause::kExtraText,
+         "+ `<*>, referrer:`"},
+        {"a b c d", "a c d e", SplitCause::kExtraText, "- `b`; + `e`"},
+        // A kept value outranks other differences in the same pair.
+        {"x <*> y z", "x erin y", SplitCause::kKeptValue, "`<*>` -> `erin`; - `z`"},
+        // Four places: three shown.
+        {"a 1 b 2 c 3 d 4 e", "a x b y c z d w e", SplitCause::kOtherWord, "`1` -> `x`; `2` -> `y`; `3` -> `z`; ..."},
+        {"same", "same", SplitCause::kExtraText, ""},
+    };
+    for (const Case& c : cases) {
+        const TemplateDifference d = template_difference(c.a, c.b);
+        EXPECT_EQ(d.cause, c.cause) << c.a << " / " << c.b;
+        EXPECT_EQ(d.text, c.text) << c.a << " / " << c.b;
+    }
     EXPECT_EQ(split_cause_key(SplitCause::kValueShape), "value_shape");
 }
 
