@@ -136,7 +136,7 @@ void set_app_layouts(Config& c, const json& v) {
 
 void set_slot_rules(Config& c, const json& v) {
   set_version_name(&c.slot_rules, "slot_rules", [](std::string_view n) { return parse_slot_rules(n); },
-                   kSlotRulesVersion, "\"slots-v3\", \"slots-v2\", \"slots-v1\"", v);
+                   kSlotRulesVersion, "\"slots-v4\", \"slots-v3\", \"slots-v2\", \"slots-v1\"", v);
 }
 
 json get_premask(const Config& c) {

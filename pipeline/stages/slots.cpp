@@ -393,9 +393,31 @@ bool mark_units(std::string_view line, std::span<Token> toks) {
   return any;
 }
 
+bool is_function_word(std::string_view w) {
+  static constexpr std::string_view kWords[] = {"a",  "an", "the", "from", "to", "for", "by",   "in",
+                                                "on", "at", "with", "of",  "and", "or", "as",  "into",
+                                                "onto", "via", "is", "are", "was", "be", "not"};
+  if (w.empty() || w.size() > 4) return false;
+  for (std::string_view k : kWords)
+    if (iequals(w, k)) return true;
+  return false;
+}
+
+bool unmark_function_words(std::string_view line, std::span<Token> toks) {
+  bool any = false;
+  for (Token& t : toks)
+    if (t.kind == TokenKind::kWord && t.mark == kMarkVar && is_function_word(text_of(line, t))) {
+      t.mark = kMarkNone;
+      any = true;
+    }
+  return any;
+}
+
 void apply_slot_rules(std::string_view line, std::span<Token> toks, const std::vector<std::string>& kept_keys,
                       int version) {
-  if (version <= kSlotRulesOff || toks.empty() || mark_access_line(line, toks, version >= 3)) return;
+  if (version <= kSlotRulesOff || toks.empty()) return;
+  if (version >= 4) unmark_function_words(line, toks);
+  if (mark_access_line(line, toks, version >= 3)) return;
   const size_t n = toks.size();
 
   // quoted: '...', "..." and `...'.

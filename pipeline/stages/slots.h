@@ -62,6 +62,15 @@
 //           than = - _ / : @ or a '.' glued to more). "wrote 1.5 GB in 12 s"
 //           and "wrote 830 KB in 250 ms" are one statement whose formatter
 //           picked the unit; the template is "wrote <*> <*> in <*> <*>".
+//  words    (slots-v4) a short function word (a an the from to for by in on
+//           at with of and or as into onto via is are was be not, any case)
+//           that the denoiser marked is a constant again, before the rules
+//           above run (so inside a quoted span, after key= or in a cause it is
+//           still part of the value). A model that has not seen a program
+//           marks such a word next to a word-like value ("invalid user user
+//           from 10.0.0.1": the value and then "from"), which splits one
+//           statement; as a value on its own such a word is next to never
+//           worth a new id.
 //
 // Not values: the value of a message key (msg="...", "message": "...", the
 // keys of message_keys, any case): a structured line the extractor did not
@@ -71,7 +80,8 @@
 // JSON key).
 //
 // A rule marks tokens as variables (Token::mark = kMarkVar) and never
-// unmarks one. The rules read token kinds and the bytes of unmasked tokens
+// unmarks one; only the words rule (slots-v4) takes back the denoiser's mark
+// on a function word, first. The rules read token kinds and the bytes of unmasked tokens
 // only, never the bytes of a pre-masked span, so the result is a function
 // of the pre-masked line (the line cache's key). Linear in the tokens.
 #pragma once
@@ -87,14 +97,18 @@ namespace logsift {
 
 // The versions of these rules: part of the cluster-id contract (GET /info).
 // slots-v1: access, quoted, kv. slots-v2: v1 + errtail. slots-v3: v2 +
-// json + backtick + units.
+// json + backtick + units. slots-v4: v3 + words.
 inline constexpr int kSlotRulesOff = 0;
-inline constexpr int kSlotRulesLatest = 3;
-inline constexpr std::string_view kSlotRulesVersion = "slots-v3";
+inline constexpr int kSlotRulesLatest = 4;
+inline constexpr std::string_view kSlotRulesVersion = "slots-v4";
 
-// "slots-v1" / "slots-v2" / "slots-v3" for 1 / 2 / 3, "" for kSlotRulesOff.
+// "slots-v1" ... "slots-v4" for 1 ... 4, "" for kSlotRulesOff.
 constexpr std::string_view slot_rules_name(int version) {
-  return version == 1 ? "slots-v1" : version == 2 ? "slots-v2" : version == 3 ? "slots-v3" : "";
+  return version == 1   ? "slots-v1"
+         : version == 2 ? "slots-v2"
+         : version == 3 ? "slots-v3"
+         : version == 4 ? "slots-v4"
+                        : "";
 }
 // The inverse of slot_rules_name plus "off"; -1 for anything else.
 constexpr int parse_slot_rules(std::string_view name) {
@@ -105,7 +119,7 @@ constexpr int parse_slot_rules(std::string_view name) {
 }
 static_assert(slot_rules_name(kSlotRulesLatest) == kSlotRulesVersion);
 
-// Applies the rules of `version` (1 to 3; 0 does nothing) to `tokens` (the
+// Applies the rules of `version` (1 to 4; 0 does nothing) to `tokens` (the
 // tokens of `line`, in order). `kept_keys`: keys whose value is not a slot
 // (matched ASCII-case-insensitively): slot_rule_kept_keys(message_keys).
 void apply_slot_rules(std::string_view line, std::span<Token> tokens, const std::vector<std::string>& kept_keys,
@@ -117,6 +131,10 @@ bool mark_error_tail(std::string_view line, std::span<Token> tokens);
 bool mark_json_spans(std::string_view line, std::span<Token> tokens, const std::vector<std::string>& kept_keys);
 bool mark_backtick_spans(std::string_view line, std::span<Token> tokens);
 bool mark_units(std::string_view line, std::span<Token> tokens);
+// The words rule alone (part of slots-v4): true if it took a mark back.
+bool unmark_function_words(std::string_view line, std::span<Token> tokens);
+// Is `w` one of the words rule's function words (ASCII, any case)?
+bool is_function_word(std::string_view w);
 
 // The message keys and "caller".
 std::vector<std::string> slot_rule_kept_keys(const std::vector<std::string>& message_keys);

@@ -106,6 +106,8 @@ TEST(Config, AppLayoutsTakeAVersionOrABoolean) {
 
 TEST(Config, SlotRulesTakeAVersionOrABoolean) {
   Config c = Config::defaults();
+  EXPECT_EQ(c.slot_rules, "slots-v4");
+  c.apply_string("slot_rules", "slots-v3");
   EXPECT_EQ(c.slot_rules, "slots-v3");
   c.apply_string("slot_rules", "slots-v1");
   EXPECT_EQ(c.slot_rules, "slots-v1");
@@ -113,7 +115,7 @@ TEST(Config, SlotRulesTakeAVersionOrABoolean) {
   c.apply_string("slot_rules", "false");
   EXPECT_EQ(c.slot_rules, "off");
   c.apply_json(nlohmann::json::parse(R"({"slot_rules": true})"));
-  EXPECT_EQ(c.slot_rules, "slots-v3");
+  EXPECT_EQ(c.slot_rules, "slots-v4");
   c.apply_json(nlohmann::json::parse(R"({"slot_rules": false})"));
   EXPECT_EQ(c.slot_rules, "off");
   EXPECT_EQ(error_key([&] { c.apply_string("slot_rules", "slots-v9"); }), "slot_rules");

@@ -1,6 +1,7 @@
 // libFuzzer target: the slot rules (pipeline/stages/slots.h) on the default
 // pre-mask's tokens. Checks that they stay in bounds (ASan/UBSan), never
-// unmark a variable, leave the tokens themselves alone, and are idempotent.
+// unmark a variable but a function word (slots-v4), leave the tokens
+// themselves alone, and are idempotent.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -19,7 +20,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   logsift::tokenize(line, premasker.find(line), &toks);
   // Words marked variable before the rules, as the denoiser would have.
   for (size_t i = 0; i < toks.size(); ++i)
-    if (toks[i].kind == logsift::TokenKind::kWord && (toks[i].end - toks[i].begin) % 5 == 0)
+    if (toks[i].kind == logsift::TokenKind::kWord &&
+        ((toks[i].end - toks[i].begin) % 5 == 0 ||
+         logsift::is_function_word(line.substr(toks[i].begin, toks[i].end - toks[i].begin))))
       toks[i].mark = logsift::kMarkVar;
   const std::vector<logsift::Token> before = toks;
   logsift::apply_slot_rules(line, toks, kept);
@@ -27,7 +30,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (size_t i = 0; i < toks.size(); ++i) {
     if (toks[i].begin != before[i].begin || toks[i].end != before[i].end || toks[i].kind != before[i].kind)
       __builtin_trap();
-    if (before[i].is_var() && !toks[i].is_var()) __builtin_trap();
+    if (before[i].is_var() && !toks[i].is_var() &&
+        !(toks[i].kind == logsift::TokenKind::kWord &&
+          logsift::is_function_word(line.substr(toks[i].begin, toks[i].end - toks[i].begin))))
+      __builtin_trap();
   }
   const std::string once = logsift::render_template(line, toks);
   logsift::apply_slot_rules(line, toks, kept);

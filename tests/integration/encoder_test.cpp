@@ -134,7 +134,7 @@ TEST(BuiltinEncoderServe, InfoReportsContractAndFoundingPairSharesAnId) {
   EXPECT_EQ(j["lsh"]["bits"], 64) << j;
   EXPECT_EQ(j["lsh"]["seed"], 1337) << j;
   EXPECT_TRUE(j["denoiser"]["version"].is_string()) << j;
-  EXPECT_EQ(j["slot_rules"], "slots-v3") << j;
+  EXPECT_EQ(j["slot_rules"], "slots-v4") << j;
   // What reduces a structured or syslog-formatted line to its message is part of the contract too.
   EXPECT_EQ(j["structured"]["enabled"], true) << j;
   EXPECT_EQ(j["structured"]["syslog_headers"], true) << j;
@@ -186,12 +186,12 @@ TEST(BuiltinEncoderServe, SlotRulesJoinValuesThatLookLikeWords) {
   };
   const std::vector<std::pair<const std::vector<std::string>*, int>> groups = {
       {&access, 1}, {&quoted, 1}, {&causes, 2}, {&units, 3}, {&envoy, 3}};  // the first version that joins the pair
-  for (const std::string mode : {"slots-v3", "slots-v2", "slots-v1", "off"}) {
+  for (const std::string mode : {"slots-v4", "slots-v3", "slots-v2", "slots-v1", "off"}) {
     TempDir data("logsift-slots-");
     ServerOptions opts;
     opts.data_dir = data.path();
     if (mode == "off") opts.args = {"--slot-rules", "false"};  // the boolean of earlier releases still works
-    if (mode == "slots-v1" || mode == "slots-v2") opts.args = {"--slot-rules", mode};
+    if (mode == "slots-v1" || mode == "slots-v2" || mode == "slots-v3") opts.args = {"--slot-rules", mode};
     ServerProcess server(opts);
     ASSERT_TRUE(server.start_ready()) << server.log_text();
     json info = http_get(server.http_port(), "/info").json_body();
