@@ -1335,17 +1335,6 @@ bool read_ruby_header(std::string_view line, size_t* i, std::string_view* level,
   return true;
 }
 
-// Go's log package with Lshortfile or Llongfile: a "name.go:NN: " at s[*i]
-// is the caller, constant per statement; it goes like klog's.
-void skip_go_shortfile(std::string_view s, size_t* i) {
-  size_t j = *i;
-  while (j < s.size() && s[j] != ' ' && s[j] != ':') ++j;
-  if (j < *i + 4 || s.substr(j - 3, 3) != ".go" || j + 1 >= s.size() || s[j] != ':' || !is_digit(s[j + 1])) return;
-  size_t k = j + 1;
-  while (k < s.size() && is_digit(s[k])) ++k;
-  if (s.substr(k, 2) == ": ") *i = k + 2;
-}
-
 // A Go caller "path/file.go:NN" (zap's, klog's).
 bool is_go_caller(std::string_view f) {
   const size_t colon = f.rfind(':');
@@ -1356,6 +1345,18 @@ bool is_go_caller(std::string_view f) {
   for (size_t k = 0; k < colon; ++k)
     if (f[k] == ' ' || f[k] == '\t') return false;
   return true;
+}
+
+// Go's log package with Lshortfile or Llongfile: a "name.go:NN: " at s[*i]
+// (no colon in the name) is the caller, constant per statement; it goes like
+// klog's.
+void skip_go_shortfile(std::string_view s, size_t* i) {
+  size_t j = *i;
+  while (j < s.size() && s[j] != ' ' && s[j] != ':') ++j;
+  if (j >= s.size() || s[j] != ':') return;
+  size_t k = j + 1;
+  while (k < s.size() && is_digit(s[k])) ++k;
+  if (s.substr(k, 2) == ": " && is_go_caller(s.substr(*i, k - *i))) *i = k + 2;
 }
 
 // zap's console encoder (zap.NewDevelopment's default), tab-separated at s[0]:
