@@ -24,7 +24,12 @@ import sys
 
 sys.dont_write_bytecode = True
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+# The set being labelled: this directory (the validation set) unless LOGSIFT_LABEL_SET names another
+# directory in the same layout (models/tuning). That directory's systems.py, if present, replaces the
+# SYSTEMS table below with its own (same fields), so every tool here serves both sets.
+HERE = os.path.abspath(os.environ.get('LOGSIFT_LABEL_SET') or os.path.dirname(os.path.abspath(__file__)))
+# Where the generators write raw logs before sample.py thins them into the set.
+RAW = os.environ.get('LOGSIFT_RAW_DIR') or '/tmp/validation-work/raw'
 
 # header: list of regexes with a named group 'c' (the Content). The first that matches wins.
 # A raw line that matches none is a continuation line of a multi-line message: generate/sample.py
@@ -100,6 +105,13 @@ SYSTEMS = {
         header=[r'\w{3} [ \d]\d \d\d:\d\d:\d\d \S+ (?:CRON|cron)\[\d+\]: (?P<c>.*)'],
         format='Debian cron 3.0pl1 via syslog (traditional format): "Mon DD HH:MM:SS host CRON[pid]: " stripped.'),
 }
+
+if os.path.exists(os.path.join(HERE, 'systems.py')):
+    _ns = {}
+    with open(os.path.join(HERE, 'systems.py'), encoding='utf-8') as _f:
+        _ns['HERE'] = HERE
+        exec(compile(_f.read(), os.path.join(HERE, 'systems.py'), 'exec'), _ns)
+    SYSTEMS = _ns['SYSTEMS']
 
 
 def content_of(system, line):

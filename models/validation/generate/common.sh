@@ -1,7 +1,7 @@
 # common helpers for generators. Scratch dir and raw output dir.
 set -u
-W=/tmp/validation-work
-RAW=$W/raw
+W=${LOGSIFT_WORK_DIR:-/tmp/validation-work}
+RAW=${LOGSIFT_RAW_DIR:-$W/raw}
 mkdir -p "$W" "$RAW"
 PY=/usr/bin/python3
 GEN=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)

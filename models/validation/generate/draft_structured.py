@@ -10,6 +10,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'
 import label
 sysname, fmt = sys.argv[1], sys.argv[2]
 CONST = {'level', 'caller', 'msg', 'component', 'logger'} | set(sys.argv[3:])
+if sysname not in label.SYSTEMS:
+    raise SystemExit('%s is not a system of %s (set LOGSIFT_LABEL_SET for another set)' % (sysname, label.HERE))
 rp = os.path.join(label.HERE, 'rules', sysname + '.tsv')
 if not os.path.exists(rp): open(rp, 'w').close()
 rules = label.load_rules(sysname)
@@ -63,7 +65,7 @@ def ident(c):
     d = json.loads(c)
     return (d.get('caller') or d.get('logger'), d.get('msg'))
 groups = collections.OrderedDict()
-for line in open('/tmp/validation-work/raw/%s.log' % sysname, encoding='utf-8', errors='replace'):
+for line in open(os.path.join(label.RAW, sysname + '.log'), encoding='utf-8', errors='replace'):
     line = line.rstrip('\n'); c = label.content_of(sysname, line)
     if c is None or label.label_content(rules, c): continue
     groups.setdefault(ident(c), []).append(c)

@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""Build models/validation/<System>/<System>.log from /tmp/validation-work/raw/<System>.log:
+"""Build <set>/<System>/<System>.log from <raw>/<System>.log (models/validation and /tmp/validation-work/raw
+unless LOGSIFT_LABEL_SET / LOGSIFT_RAW_DIR say otherwise, see label.py):
 drop continuation lines (no header), label with the rules, and if more than CAP lines remain keep a
 deterministic subset: every event keeps min(count, c) lines, c chosen as large as possible so the total
 stays <= CAP (so rare events are all kept); the kept lines of an event are spread evenly over its
@@ -12,7 +13,7 @@ import label
 CAPS = {'Caddy': 1000, 'Prometheus': 1200}
 s = sys.argv[1]; cap = int(sys.argv[2]) if len(sys.argv) > 2 else CAPS.get(s, 2000)
 rules = label.load_rules(s)
-lines = open('/tmp/validation-work/raw/%s.log' % s, encoding='utf-8', errors='replace').read().split('\n')
+lines = open(os.path.join(label.RAW, s + '.log'), encoding='utf-8', errors='replace').read().split('\n')
 if lines[-1] == '': lines.pop()
 # Lines holding bytes that are not valid UTF-8 or control characters other than TAB (nginx logs the raw
 # bytes of a TLS ClientHello sent to its plain-HTTP port) are dropped: CSV/C-string consumers choke on NULs.

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Rule-writing aid: show raw lines of SYSTEM (from /tmp/validation-work/raw/SYSTEM.log by default) whose
+"""Rule-writing aid: show raw lines of SYSTEM (from label.RAW/SYSTEM.log by default) whose
 Content matches no rule / several rules, grouped by a crude shape (digits, hex, quoted strings masked)."""
 import collections, os, re, sys
 sys.dont_write_bytecode = True
@@ -7,7 +7,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'
 import label
 sysname = sys.argv[1]
 args = [a for a in sys.argv[1:] if not a.startswith('-')]
-path = args[1] if len(args) > 1 else '/tmp/validation-work/raw/%s.log' % sysname
+path = args[1] if len(args) > 1 else os.path.join(label.RAW, sysname + '.log')
+if sysname not in label.SYSTEMS:
+    raise SystemExit('%s is not a system of %s (set LOGSIFT_LABEL_SET for another set)' % (sysname, label.HERE))
 rp = os.path.join(label.HERE, 'rules', sysname + '.tsv')
 if not os.path.exists(rp): open(rp, 'w').close()
 rules = label.load_rules(sysname)
