@@ -206,6 +206,91 @@ class HarvestLinesTest(unittest.TestCase):
             self.assertEqual(tuple(p.shape), (2,))
 
 
+def write_labelled_set(root, systems):
+    """A tiny set in the datasets.json layout: {system: [(content, template), ...]}."""
+    import csv
+    import json
+
+    meta = {}
+    for name, rows in systems.items():
+        os.makedirs(os.path.join(root, name))
+        truth = os.path.join(name, name + ".log_structured.csv")
+        with open(os.path.join(root, truth), "w", newline="", encoding="utf-8") as f:
+            w = csv.writer(f)
+            w.writerow(["LineId", "Content", "EventId", "EventTemplate"])
+            ids = {}
+            for i, (c, t) in enumerate(rows, 1):
+                w.writerow([i, c, ids.setdefault(t, "E%d" % (len(ids) + 1)), t])
+        meta[name] = {"log": name + "/" + name + ".log", "truth": truth}
+    with open(os.path.join(root, "datasets.json"), "w") as f:
+        json.dump(meta, f)
+
+
+class RealExtraTest(unittest.TestCase):
+    """--real-extra DIR: another labelled set's lines as real training lines."""
+
+    SETS = {"Mailer": [("connect from mx1.example.org[10.0.0.1]", "connect from <*>[<*>]"),
+                       ("connect from relay.example.net[10.0.0.2]", "connect from <*>[<*>]"),
+                       ("user mateo logged out", "user <*> logged out")],
+            "Broker": [("queue orders declared by kenji", "queue <*> declared by <*>")]}
+
+    def args(self, **kw):
+        import types
+        a = dict(real_extra="", real_extra_systems="", real_extra_share=0.0, tiny=False, count_power=0.25,
+                 real_frac=0.5, harvest_frac=0.25)
+        a.update(kw)
+        return types.SimpleNamespace(**a)
+
+    def test_loads_each_system_as_a_real_source(self):
+        import train as tr
+
+        with tempfile.TemporaryDirectory() as d:
+            write_labelled_set(d, self.SETS)
+            src = tr.load_real_extra(self.args(real_extra=d))
+            self.assertEqual(sorted(src), ["real:Broker", "real:Mailer"])
+            self.assertTrue(all(tr.is_real_source(k) for k in src))
+            self.assertFalse(tr.is_real_source("synthetic"))
+            mateo = src["real:Mailer"][2]
+            labels = {mateo.text[s:e].decode(): lab for (s, e, k), lab in zip(mateo.toks, mateo.labels) if k == "word"}
+            self.assertEqual(labels, {"user": 0, "mateo": 1, "logged": 0, "out": 0})
+            only = tr.load_real_extra(self.args(real_extra=d, real_extra_systems="Broker"))
+            self.assertEqual(list(only), ["real:Broker"])
+            with self.assertRaises(SystemExit) as e:
+                tr.load_real_extra(self.args(real_extra=d, real_extra_systems="Broker,Nope"))
+            self.assertIn("Nope", str(e.exception))
+            self.assertEqual(tr.load_real_extra(self.args()), {})
+
+    def test_share_splits_the_real_weight(self):
+        import numpy as np
+        import train as tr
+
+        src = np.array([tr.SRC_REAL, tr.SRC_REAL, tr.SRC_REAL_EXTRA, tr.SRC_SYNTHETIC, tr.SRC_SYNTHETIC])
+        cnt = np.ones(len(src), dtype=np.int64)
+        quiet = lambda m: None  # noqa: E731
+        w = tr.sampling_weights(self.args(real_extra_share=0.2), src, cnt, quiet)
+        self.assertAlmostEqual(w[:2].sum(), 0.4)
+        self.assertAlmostEqual(w[2], 0.1)
+        self.assertAlmostEqual(w[3:].sum(), 0.5)
+        # share 0: the extra examples join loghub's pool, as in the v2 recipe
+        w0 = tr.sampling_weights(self.args(), src, cnt, quiet)
+        self.assertAlmostEqual(w0[:3].sum(), 0.5)
+        self.assertAlmostEqual(w0[0], w0[2])
+        v2 = tr.sampling_weights(self.args(), np.array([1, 1, 1, 0, 0]), cnt, quiet)
+        self.assertTrue(np.allclose(w0, v2))
+
+    def test_train_smoke_with_real_extra(self):
+        with tempfile.TemporaryDirectory() as d:
+            write_labelled_set(d, self.SETS)
+            out = os.path.join(d, "tiny.pt")
+            r = subprocess.run([sys.executable, os.path.join(HERE, "train.py"), "--tiny", "--no-bench",
+                                "--real-extra", d, "--real-extra-share", "0.2", "--out", out],
+                               capture_output=True, text=True, timeout=600)
+            self.assertEqual(r.returncode, 0, r.stderr[-2000:])
+            self.assertIn("real:Mailer=", r.stdout)
+            self.assertIn("sampling weight: loghub 0.40", r.stdout)
+            self.assertTrue(os.path.exists(out))
+
+
 class StageMetricTest(unittest.TestCase):
     """evaluate_set's counts on two hand-labelled lines, with constant-output models."""
 

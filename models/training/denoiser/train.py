@@ -219,6 +219,8 @@ def load_sources(args, holdout: Optional[str] = None, sets: Sequence[str] = lb.L
         if args.tiny:
             ls = ls[:: max(1, len(ls) // 100)]
         src[s] = ls
+    for s, ls in load_real_extra(args).items():
+        src[s] = ls
     if args.synthetic > 0:
         syn = lb.load_synthetic(args.synthetic, args.seed)
         if not syn:
@@ -243,7 +245,78 @@ def load_sources(args, holdout: Optional[str] = None, sets: Sequence[str] = lb.L
     return src
 
 
-SRC_SYNTHETIC, SRC_REAL, SRC_HARVEST = 0, 1, 2
+REAL_EXTRA_PREFIX = "real:"
+
+
+def load_real_extra(args) -> Dict[str, List[lb.Line]]:
+    """Lines of another labelled set in the datasets.json layout (``--real-extra DIR``, e.g. models/tuning),
+    one source per system, named ``real:<System>``; they count as real lines, like loghub's.
+    ``--real-extra-systems A,B`` keeps only those systems (to hold the others out)."""
+    root = getattr(args, "real_extra", "")
+    if not root:
+        return {}
+    with open(os.path.join(root, "datasets.json"), encoding="utf-8") as f:
+        meta = json.load(f)
+    only = [x for x in getattr(args, "real_extra_systems", "").split(",") if x]
+    unknown = [x for x in only if x not in meta]
+    if unknown:
+        raise SystemExit(f"--real-extra-systems: not in {root}/datasets.json: {', '.join(unknown)}")
+    out = {}
+    for s in sorted(meta):
+        if only and s not in only:
+            continue
+        ls = lb.load_loghub(s, root=root)
+        if args.tiny:
+            ls = ls[:: max(1, len(ls) // 100)]
+        out[REAL_EXTRA_PREFIX + s] = ls
+    return out
+
+
+def is_real_source(name: str) -> bool:
+    return name in lb.LOGHUB_SETS or name.startswith(REAL_EXTRA_PREFIX)
+
+
+SRC_SYNTHETIC, SRC_REAL, SRC_HARVEST, SRC_REAL_EXTRA = 0, 1, 2, 3
+
+
+def sampling_weights(args, src_u: np.ndarray, cnt: np.ndarray, log=print) -> np.ndarray:
+    """The sampling weight of each unique example from its source id and count (not normalised).
+
+    Without harvested or extra lines: the denoiser-v2 recipe, ``--real-frac`` of the weight to the real
+    (loghub) examples. ``--real-extra-share x`` (with ``--real-extra``): x of that real share goes to the
+    extra set's examples, the rest to loghub's; with x = 0 they are one pool. With harvested lines:
+    ``--real-frac`` / ``--harvest-frac`` / the rest over real / harvest / synthetic."""
+    extra_u = src_u == SRC_REAL_EXTRA
+    xf = getattr(args, "real_extra_share", 0.0)
+    if not xf:  # the extra lines simply join loghub's as real lines
+        src_u = np.where(extra_u, SRC_REAL, src_u)
+        extra_u = src_u == SRC_REAL_EXTRA
+    real_u = src_u == SRC_REAL
+    harv_u = src_u == SRC_HARVEST
+    syn_u = src_u == SRC_SYNTHETIC
+    w = cnt.astype(np.float64) ** args.count_power
+    if extra_u.any() and not harv_u.any():
+        fr = ((real_u, args.real_frac * (1 - xf)), (extra_u, args.real_frac * xf), (syn_u, 1 - args.real_frac))
+        for msk, f in fr:
+            if msk.any():
+                w[msk] *= f / w[msk].sum()
+        log("sampling weight: " + ", ".join(f"{k} {f:.2f} ({int(m.sum())} unique)"
+                                            for k, (m, f) in zip(("loghub", "extra", "synthetic"), fr)))
+    elif not harv_u.any():  # the denoiser-v2 recipe, bit for bit
+        if real_u.any() and (~real_u).any():
+            w[real_u] *= args.real_frac / w[real_u].sum()
+            w[~real_u] *= (1 - args.real_frac) / w[~real_u].sum()
+    else:
+        hf = getattr(args, "harvest_frac", 0.25)
+        fr = {"real": (real_u, args.real_frac), "harvest": (harv_u, hf),
+              "synthetic": (syn_u, max(0.0, 1 - args.real_frac - hf))}
+        present = {k: v for k, v in fr.items() if v[0].any()}
+        tot = sum(f for _, f in present.values())
+        for msk, f in present.values():
+            w[msk] *= (f / tot) / w[msk].sum()
+        log("sampling weight: " + ", ".join(f"{k} {f / tot:.2f} ({int(m.sum())} unique)"
+                                            for k, (m, f) in present.items()))
+    return w
 
 
 def train_arrays(args, X: np.ndarray, y: np.ndarray, log=print, is_real: Optional[np.ndarray] = None
@@ -251,10 +324,8 @@ def train_arrays(args, X: np.ndarray, y: np.ndarray, log=print, is_real: Optiona
     """Train a fresh model on encoded examples (deduplicated here).
 
     ``is_real`` marks loghub examples (bool), or gives each example's source
-    (``SRC_SYNTHETIC`` / ``SRC_REAL`` / ``SRC_HARVEST``); with ``--real-frac f``
-    a fraction f of the sampling weight goes to unique loghub examples,
-    ``--harvest-frac h`` to the harvested ones, the rest to the synthetic /
-    augmented ones (default: uniform over all unique examples)."""
+    (``SRC_SYNTHETIC`` / ``SRC_REAL`` / ``SRC_HARVEST`` / ``SRC_REAL_EXTRA``); the
+    weights are :func:`sampling_weights`' (default: uniform over all unique examples)."""
     set_seeds(args.seed)
     torch.set_num_threads(args.threads)
     if is_real is not None and args.real_frac > 0:
@@ -262,25 +333,8 @@ def train_arrays(args, X: np.ndarray, y: np.ndarray, log=print, is_real: Optiona
         X2 = np.concatenate([X.reshape(len(X), -1), is_real[:, None].astype(np.int16)], 1)
         Xu2, yu, cnt = _dedupe_flat(X2, y)
         src_u = Xu2[:, -1]
-        real_u = src_u == SRC_REAL
-        harv_u = src_u == SRC_HARVEST
-        syn_u = src_u == SRC_SYNTHETIC
         Xu = Xu2[:, :-1].reshape(-1, 3, md.MAX_LEN).copy()
-        w = cnt.astype(np.float64) ** args.count_power
-        if not harv_u.any():  # the denoiser-v2 recipe, bit for bit
-            if real_u.any() and (~real_u).any():
-                w[real_u] *= args.real_frac / w[real_u].sum()
-                w[~real_u] *= (1 - args.real_frac) / w[~real_u].sum()
-        else:
-            hf = getattr(args, "harvest_frac", 0.25)
-            fr = {"real": (real_u, args.real_frac), "harvest": (harv_u, hf),
-                  "synthetic": (syn_u, max(0.0, 1 - args.real_frac - hf))}
-            present = {k: v for k, v in fr.items() if v[0].any()}
-            tot = sum(f for _, f in present.values())
-            for msk, f in present.values():
-                w[msk] *= (f / tot) / w[msk].sum()
-            log("sampling weight: " + ", ".join(f"{k} {f / tot:.2f} ({int(m.sum())} unique)"
-                                                for k, (m, f) in present.items()))
+        w = sampling_weights(args, src_u, cnt, log)
     else:
         Xu, yu, cnt = dedupe(X, y)
         w = cnt.astype(np.float64) ** args.count_power
@@ -334,12 +388,16 @@ def train(args) -> Tuple[md.Denoiser, Dict]:
     enc = [encode_lines(v, args.context) for v in src.values()]
     X = np.concatenate([e[0] for e in enc])
     y = np.concatenate([e[1] for e in enc])
-    if "harvest" in src and src["harvest"]:
-        src_id = {k: SRC_REAL if k in lb.LOGHUB_SETS else SRC_HARVEST if k == "harvest" else SRC_SYNTHETIC
-                  for k in src}
+    share = getattr(args, "real_extra_share", 0.0)
+    if share and "harvest" in src and src["harvest"]:
+        raise SystemExit("--real-extra-share does not combine with --harvest-lines")
+    if ("harvest" in src and src["harvest"]) or (share and any(k.startswith(REAL_EXTRA_PREFIX) for k in src)):
+        src_id = {k: SRC_HARVEST if k == "harvest" else
+                  SRC_REAL_EXTRA if share and k.startswith(REAL_EXTRA_PREFIX) else
+                  SRC_REAL if is_real_source(k) else SRC_SYNTHETIC for k in src}
         is_real = np.concatenate([np.full(len(e[1]), src_id[k], dtype=np.int16) for k, e in zip(src, enc)])
     else:  # the denoiser-v2 recipe, unchanged
-        is_real = np.concatenate([np.full(len(e[1]), k in lb.LOGHUB_SETS) for k, e in zip(src, enc)])
+        is_real = np.concatenate([np.full(len(e[1]), is_real_source(k)) for k, e in zip(src, enc)])
     t_data = time.time() - t0
     print("sources: " + ", ".join(f"{k}={len(v)}" for k, v in src.items()) + f" lines ({t_data:.1f}s)",
           flush=True)
@@ -392,6 +450,14 @@ def add_args(ap: argparse.ArgumentParser) -> None:
                     help="keep only the harvest's variable tokens (its values' shapes, not its constant words)")
     ap.add_argument("--harvest-keep-const-slots", action="store_true",
                     help="with --harvest-vars-only: the words of --harvest-const-types slots stay, as constants")
+    ap.add_argument("--real-extra", default="", metavar="DIR",
+                    help="another labelled set in the datasets.json layout (e.g. models/tuning) whose lines "
+                         "join loghub's as real training lines")
+    ap.add_argument("--real-extra-systems", default="", metavar="A,B",
+                    help="only these systems of --real-extra (default: all of them)")
+    ap.add_argument("--real-extra-share", type=float, default=0.0, metavar="X",
+                    help="give the --real-extra lines this share of the real lines' sampling weight "
+                         "(default 0: they join loghub's lines as one pool)")
     ap.add_argument("--version", default="", help="module `version` attribute (default: model.py's)")
     ap.add_argument("--context", default=md.CONTEXT, choices=["span", "word"])
     ap.add_argument("--seed", type=int, default=1234)

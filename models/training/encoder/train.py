@@ -127,6 +127,14 @@ def main() -> None:
     ap.add_argument("--version", default=VERSION, help="the module's version attribute")
     ap.add_argument("--denoiser-model", default="",
                     help="denoiser for the pipeline templates (logsift's denoiser_model; default: the builtin)")
+    ap.add_argument("--real-extra", default="", metavar="DIR",
+                    help="another labelled set in the datasets.json layout (e.g. models/tuning): its events join "
+                         "loghub's as classes (the pipeline's templates of their lines)")
+    ap.add_argument("--real-extra-systems", default="", metavar="A,B",
+                    help="only these systems of --real-extra (default: all of them)")
+    ap.add_argument("--real-extra-batches", type=int, default=0, metavar="N",
+                    help="each step adds the classes of N --real-extra programs to the batch, beside the two "
+                         "loghub sets (default 0: the extra programs are sampled among loghub's sets)")
     ap.add_argument("--holdout", default="",
                     help="comma-separated loghub sets left out of training entirely (no classes, no vocab or "
                          "word-pool words); the final per-set GA report still scores them (leave-one-dataset-out)")
@@ -151,6 +159,21 @@ def main() -> None:
     train_sets = [s for s in sets if s not in holdout]
     lh_sets = data.loghub_sets(sets=train_sets, binary=binary, max_per_set=300 if args.tiny else 0)
     lh = data.loghub_classes(lh_sets)
+    if args.real_extra:
+        with open(os.path.join(args.real_extra, "datasets.json"), encoding="utf-8") as f:
+            extra_meta = json.load(f)
+        only = [x for x in args.real_extra_systems.split(",") if x]
+        unknown = [x for x in only if x not in extra_meta]
+        if unknown:
+            ap.error("--real-extra-systems: not in %s/datasets.json: %s" % (args.real_extra, ",".join(unknown)))
+        names = [x for x in sorted(extra_meta) if not only or x in only]
+        extra = data.loghub_sets(root=args.real_extra, sets=names, binary=binary,
+                                 max_per_set=300 if args.tiny else 0)
+        ex = data.loghub_classes({"extra-" + k: v for k, v in extra.items()})
+        if args.real_extra_batches:  # their own groups, batched beside loghub's instead of among them
+            for k in ex:
+                k.group = "extra/" + k.group.split("/", 1)[1]
+        lh += ex
     sy = data.synth_classes(binary=binary, limit=60 if args.tiny else 0)
     hv: List[data.Klass] = []
     if args.harvest_classes:
@@ -181,9 +204,12 @@ def main() -> None:
     lh_groups = sorted(g for g in groups if g.startswith("loghub/"))
     sy_groups = sorted(g for g in groups if g.startswith("synth/"))
     hv_groups = sorted(g for g in groups if g.startswith("harvest/"))
-    print("classes: %d (loghub %d, synth %d, harvest %d), vocab %d, params %d" % (
+    ex_groups = sorted(g for g in groups if g.startswith("extra/"))
+    print("classes: %d (loghub %d, synth %d, harvest %d%s), vocab %d, params %d" % (
         len(classes), sum(len(groups[g]) for g in lh_groups), sum(len(groups[g]) for g in sy_groups),
-        sum(len(groups[g]) for g in hv_groups), len(vocab), sum(p.numel() for p in model.parameters())), flush=True)
+        sum(len(groups[g]) for g in hv_groups),
+        ", extra %d" % sum(len(groups[g]) for g in ex_groups) if ex_groups else "",
+        len(vocab), sum(p.numel() for p in model.parameters())), flush=True)
 
     # Held-in evaluation data: every loghub line's pipeline template.
     eval_sets = {name: ([r["EventId"] for r in rows], tpls) for name, (rows, tpls) in lh_sets.items()}
@@ -198,6 +224,9 @@ def main() -> None:
         model.train()
         batch: List[data.Klass] = []
         for g in rng.sample(lh_groups, min(2, len(lh_groups))):
+            members = groups[g]
+            batch += rng.sample(members, min(len(members), n_lh // 2))
+        for g in rng.sample(ex_groups, min(args.real_extra_batches, len(ex_groups))) if ex_groups else []:
             members = groups[g]
             batch += rng.sample(members, min(len(members), n_lh // 2))
         picked = 0
@@ -287,6 +316,8 @@ def main() -> None:
         "version": args.version, "command": "/usr/bin/python3 models/training/encoder/train.py " + " ".join(sys.argv[1:]),
         "harvest_classes": args.harvest_classes, "harvest_per_batch": args.harvest_per_batch,
         "vocab_words": args.vocab_words, "holdout": holdout, "denoiser_model": args.denoiser_model,
+        "real_extra": args.real_extra, "real_extra_systems": args.real_extra_systems,
+        "real_extra_batches": args.real_extra_batches,
         "seed": args.seed, "steps": args.steps, "bits": args.bits, "dim": args.dim, "threads": args.threads, "vocab": len(vocab),
         "params": sum(p.numel() for p in model.parameters()), "classes": len(classes),
         "train_seconds": round(time.time() - t0, 1), "loghub_ga": ga,
