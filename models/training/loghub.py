@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import os
 from collections import defaultdict
-from typing import Hashable, Optional, Sequence
+from typing import Dict, Hashable, List, Optional, Sequence, Tuple
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 DEFAULT_LOGHUB = os.environ.get(
@@ -24,6 +24,47 @@ def loghub_csv_path(root: str, name: str) -> str:
         if name in meta:
             return os.path.join(root, meta[name]["truth"])
     return os.path.join(root, name, f"{name}_2k.log_structured_corrected.csv")
+
+
+def add_real_extra_args(ap, joins: str) -> None:
+    """--real-extra DIR / --real-extra-systems A,B, shared by both trainers; `joins` says what the set's
+    lines become in that trainer."""
+    ap.add_argument("--real-extra", default="", metavar="DIR",
+                    help="another labelled set in the datasets.json layout (e.g. models/tuning): " + joins)
+    ap.add_argument("--real-extra-systems", default="", metavar="A,B",
+                    help="only these systems of --real-extra (default: all of them)")
+
+
+def labelled_set_systems(root: str, only: str = "") -> List[str]:
+    """The systems of a labelled set in the datasets.json layout, sorted; with `only` (comma-separated)
+    just those, and SystemExit naming any that the set does not have."""
+    with open(os.path.join(root, "datasets.json"), encoding="utf-8") as f:
+        meta = json.load(f)
+    picked = [x for x in only.split(",") if x]
+    unknown = [x for x in picked if x not in meta]
+    if unknown:
+        raise SystemExit(f"--real-extra-systems: not in {root}/datasets.json: {', '.join(unknown)}")
+    return [x for x in sorted(meta) if not picked or x in picked]
+
+
+def write_labelled_set(root: str, systems: Dict[str, Sequence[Tuple[str, str]]]) -> None:
+    """Write a small set in the datasets.json layout: {system: [(content, template), ...]} (the tests'
+    fixture; one EventId per distinct template)."""
+    import csv
+
+    meta = {}
+    for name, rows in systems.items():
+        os.makedirs(os.path.join(root, name), exist_ok=True)
+        truth = name + "/" + name + ".log_structured.csv"
+        with open(os.path.join(root, truth), "w", newline="", encoding="utf-8") as f:
+            w = csv.writer(f)
+            w.writerow(["LineId", "Content", "EventId", "EventTemplate"])
+            ids: Dict[str, str] = {}
+            for i, (c, t) in enumerate(rows, 1):
+                w.writerow([i, c, ids.setdefault(t, "E%d" % (len(ids) + 1)), t])
+        meta[name] = {"log": name + "/" + name + ".log", "truth": truth}
+    with open(os.path.join(root, "datasets.json"), "w", encoding="utf-8") as f:
+        json.dump(meta, f)
 
 
 def find_logsift() -> Optional[str]:

@@ -18,6 +18,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 import labels as lb  # noqa: E402
+import loghub  # noqa: E402  (labels put models/training on the path)
 import model as md  # noqa: E402
 import tokens as tk  # noqa: E402
 
@@ -206,26 +207,6 @@ class HarvestLinesTest(unittest.TestCase):
             self.assertEqual(tuple(p.shape), (2,))
 
 
-def write_labelled_set(root, systems):
-    """A tiny set in the datasets.json layout: {system: [(content, template), ...]}."""
-    import csv
-    import json
-
-    meta = {}
-    for name, rows in systems.items():
-        os.makedirs(os.path.join(root, name))
-        truth = os.path.join(name, name + ".log_structured.csv")
-        with open(os.path.join(root, truth), "w", newline="", encoding="utf-8") as f:
-            w = csv.writer(f)
-            w.writerow(["LineId", "Content", "EventId", "EventTemplate"])
-            ids = {}
-            for i, (c, t) in enumerate(rows, 1):
-                w.writerow([i, c, ids.setdefault(t, "E%d" % (len(ids) + 1)), t])
-        meta[name] = {"log": name + "/" + name + ".log", "truth": truth}
-    with open(os.path.join(root, "datasets.json"), "w") as f:
-        json.dump(meta, f)
-
-
 class RealExtraTest(unittest.TestCase):
     """--real-extra DIR: another labelled set's lines as real training lines."""
 
@@ -245,7 +226,7 @@ class RealExtraTest(unittest.TestCase):
         import train as tr
 
         with tempfile.TemporaryDirectory() as d:
-            write_labelled_set(d, self.SETS)
+            loghub.write_labelled_set(d, self.SETS)
             src = tr.load_real_extra(self.args(real_extra=d))
             self.assertEqual(sorted(src), ["real:Broker", "real:Mailer"])
             self.assertTrue(all(tr.is_real_source(k) for k in src))
@@ -280,7 +261,7 @@ class RealExtraTest(unittest.TestCase):
 
     def test_train_smoke_with_real_extra(self):
         with tempfile.TemporaryDirectory() as d:
-            write_labelled_set(d, self.SETS)
+            loghub.write_labelled_set(d, self.SETS)
             out = os.path.join(d, "tiny.pt")
             r = subprocess.run([sys.executable, os.path.join(HERE, "train.py"), "--tiny", "--no-bench",
                                 "--real-extra", d, "--real-extra-share", "0.2", "--out", out],

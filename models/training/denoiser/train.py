@@ -44,7 +44,7 @@ import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
 import labels as lb  # noqa: E402
-from loghub import grouping_accuracy  # noqa: E402
+from loghub import add_real_extra_args, grouping_accuracy, labelled_set_systems  # noqa: E402
 import model as md  # noqa: E402
 
 
@@ -255,16 +255,8 @@ def load_real_extra(args) -> Dict[str, List[lb.Line]]:
     root = getattr(args, "real_extra", "")
     if not root:
         return {}
-    with open(os.path.join(root, "datasets.json"), encoding="utf-8") as f:
-        meta = json.load(f)
-    only = [x for x in getattr(args, "real_extra_systems", "").split(",") if x]
-    unknown = [x for x in only if x not in meta]
-    if unknown:
-        raise SystemExit(f"--real-extra-systems: not in {root}/datasets.json: {', '.join(unknown)}")
     out = {}
-    for s in sorted(meta):
-        if only and s not in only:
-            continue
+    for s in labelled_set_systems(root, getattr(args, "real_extra_systems", "")):
         ls = lb.load_loghub(s, root=root)
         if args.tiny:
             ls = ls[:: max(1, len(ls) // 100)]
@@ -450,11 +442,7 @@ def add_args(ap: argparse.ArgumentParser) -> None:
                     help="keep only the harvest's variable tokens (its values' shapes, not its constant words)")
     ap.add_argument("--harvest-keep-const-slots", action="store_true",
                     help="with --harvest-vars-only: the words of --harvest-const-types slots stay, as constants")
-    ap.add_argument("--real-extra", default="", metavar="DIR",
-                    help="another labelled set in the datasets.json layout (e.g. models/tuning) whose lines "
-                         "join loghub's as real training lines")
-    ap.add_argument("--real-extra-systems", default="", metavar="A,B",
-                    help="only these systems of --real-extra (default: all of them)")
+    add_real_extra_args(ap, "its lines join loghub's as real training lines")
     ap.add_argument("--real-extra-share", type=float, default=0.0, metavar="X",
                     help="give the --real-extra lines this share of the real lines' sampling weight "
                          "(default 0: they join loghub's lines as one pool)")

@@ -164,26 +164,14 @@ class RealExtraTrainTest(unittest.TestCase):
     """train.py --real-extra DIR: another labelled set's events become classes, batched beside loghub's."""
 
     def test_tiny_run_uses_the_extra_classes(self):
-        import csv
+        import loghub
 
         with tempfile.TemporaryDirectory() as d:
             rows = {"Mailer": [("quokka relay accepted mx1.example.org[10.0.0.1]", "quokka relay accepted <*>[<*>]"),
                                ("quokka relay accepted relay.example.net[10.0.0.2]", "quokka relay accepted <*>[<*>]"),
                                ("wombat session of mateo closed", "wombat session of <*> closed")],
                     "Broker": [("platypus queue orders declared", "platypus queue <*> declared")]}
-            meta = {}
-            for name, lines in rows.items():
-                os.makedirs(os.path.join(d, name))
-                truth = name + "/" + name + ".csv"
-                with open(os.path.join(d, truth), "w", newline="", encoding="utf-8") as f:
-                    w = csv.writer(f)
-                    w.writerow(["LineId", "Content", "EventId", "EventTemplate"])
-                    ids = {}
-                    for i, (c, t) in enumerate(lines, 1):
-                        w.writerow([i, c, ids.setdefault(t, "E%d" % (len(ids) + 1)), t])
-                meta[name] = {"truth": truth}
-            with open(os.path.join(d, "datasets.json"), "w") as f:
-                json.dump(meta, f)
+            loghub.write_labelled_set(d, rows)
             out = os.path.join(d, "enc.pt")
             r = subprocess.run([sys.executable, os.path.join(_HERE, "train.py"), "--tiny", "--real-extra", d,
                                 "--real-extra-systems", "Mailer", "--real-extra-batches", "1", "--out", out],

@@ -34,7 +34,7 @@ import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
 import data  # noqa: E402
-from loghub import grouping_accuracy  # noqa: E402
+from loghub import add_real_extra_args, grouping_accuracy, labelled_set_systems  # noqa: E402
 from model import LogEncoder  # noqa: E402
 from text import WordPiece, build_vocab, canonicalize  # noqa: E402
 
@@ -127,11 +127,7 @@ def main() -> None:
     ap.add_argument("--version", default=VERSION, help="the module's version attribute")
     ap.add_argument("--denoiser-model", default="",
                     help="denoiser for the pipeline templates (logsift's denoiser_model; default: the builtin)")
-    ap.add_argument("--real-extra", default="", metavar="DIR",
-                    help="another labelled set in the datasets.json layout (e.g. models/tuning): its events join "
-                         "loghub's as classes (the pipeline's templates of their lines)")
-    ap.add_argument("--real-extra-systems", default="", metavar="A,B",
-                    help="only these systems of --real-extra (default: all of them)")
+    add_real_extra_args(ap, "its events join loghub's as classes (the pipeline's templates of their lines)")
     ap.add_argument("--real-extra-batches", type=int, default=0, metavar="N",
                     help="each step adds the classes of N --real-extra programs to the batch, beside the two "
                          "loghub sets (default 0: the extra programs are sampled among loghub's sets)")
@@ -160,13 +156,7 @@ def main() -> None:
     lh_sets = data.loghub_sets(sets=train_sets, binary=binary, max_per_set=300 if args.tiny else 0)
     lh = data.loghub_classes(lh_sets)
     if args.real_extra:
-        with open(os.path.join(args.real_extra, "datasets.json"), encoding="utf-8") as f:
-            extra_meta = json.load(f)
-        only = [x for x in args.real_extra_systems.split(",") if x]
-        unknown = [x for x in only if x not in extra_meta]
-        if unknown:
-            ap.error("--real-extra-systems: not in %s/datasets.json: %s" % (args.real_extra, ",".join(unknown)))
-        names = [x for x in sorted(extra_meta) if not only or x in only]
+        names = labelled_set_systems(args.real_extra, args.real_extra_systems)
         extra = data.loghub_sets(root=args.real_extra, sets=names, binary=binary,
                                  max_per_set=300 if args.tiny else 0)
         ex = data.loghub_classes({"extra-" + k: v for k, v in extra.items()})
