@@ -92,8 +92,10 @@ def main() -> int:
     ap.add_argument("--systems", default="", help="only these systems (comma-separated)")
     ap.add_argument("--bin", default="", help="a logsift binary: also score its cluster ids on the same matched lines")
     args = ap.parse_args()
-    with open(args.templates, encoding="utf-8") as f:
-        rows = [json.loads(line) for line in f]
+    rows = []
+    if not args.binaries:  # the harvest's templates are used only without --binaries
+        with open(args.templates, encoding="utf-8") as f:
+            rows = [json.loads(line) for line in f]
     with open(os.path.join(args.set, "datasets.json"), encoding="utf-8") as f:
         meta = json.load(f)
     tot_m = tot = 0

@@ -25,8 +25,9 @@ import sys
 sys.dont_write_bytecode = True
 
 # The set being labelled: this directory (the validation set) unless LOGSIFT_LABEL_SET names another
-# directory in the same layout (models/tuning). That directory's systems.py, if present, replaces the
-# SYSTEMS table below with its own (same fields), so every tool here serves both sets.
+# directory in the same layout (models/tuning). That directory's systems/<System>.py files, if present,
+# replace the SYSTEMS table below (each defines SYSTEM = dict(header=[...], format='...'), the same fields),
+# so every tool here serves both sets.
 HERE = os.path.abspath(os.environ.get('LOGSIFT_LABEL_SET') or os.path.dirname(os.path.abspath(__file__)))
 # Where the generators write raw logs before sample.py thins them into the set.
 RAW = os.environ.get('LOGSIFT_RAW_DIR') or '/tmp/validation-work/raw'
@@ -106,12 +107,14 @@ SYSTEMS = {
         format='Debian cron 3.0pl1 via syslog (traditional format): "Mon DD HH:MM:SS host CRON[pid]: " stripped.'),
 }
 
-if os.path.exists(os.path.join(HERE, 'systems.py')):
-    _ns = {}
-    with open(os.path.join(HERE, 'systems.py'), encoding='utf-8') as _f:
-        _ns['HERE'] = HERE
-        exec(compile(_f.read(), os.path.join(HERE, 'systems.py'), 'exec'), _ns)
-    SYSTEMS = _ns['SYSTEMS']
+if os.path.isdir(os.path.join(HERE, 'systems')):
+    SYSTEMS = {}
+    for _name in sorted(os.listdir(os.path.join(HERE, 'systems'))):
+        if _name.endswith('.py'):
+            _ns = {}
+            with open(os.path.join(HERE, 'systems', _name), encoding='utf-8') as _f:
+                exec(compile(_f.read(), os.path.join(HERE, 'systems', _name), 'exec'), _ns)
+            SYSTEMS[_name[:-3]] = _ns['SYSTEM']
 
 
 def content_of(system, line):
