@@ -110,6 +110,8 @@ struct Config {
   std::string slot_rules = "slots-v4";  // pipeline/stages/slots.h: "slots-v4" | "slots-v3" | "slots-v2" | "slots-v1" | "off"
   bool encoder_canonicalize = true;  // encoder sees canonical_template() (pipeline/stages/encoder_text.h)
   std::string denoiser_model;
+  std::string format_bank;  // "" = none; a bank file (pipeline/stages/format_bank.h)
+  int format_bank_slot_words = 3;
   double denoiser_threshold = 0;
   double denoiser_probe_margin = 0;
   int denoiser_cache_entries = 0;

@@ -16,6 +16,7 @@
 #include "pipeline/core/thread_name.h"
 #include "pipeline/core/time.h"
 #include "pipeline/stages/analyzer.h"
+#include "pipeline/stages/format_bank.h"
 #include "pipeline/stages/denoise_stage.h"
 #include "pipeline/stages/denoiser.h"
 #include "pipeline/stages/embed_stage.h"
@@ -43,6 +44,7 @@ std::unique_ptr<models::SentenceEncoder> make_encoder(const Config& c) {
 struct Pipeline::Impl {
   Config config;
   std::unique_ptr<Denoiser> denoiser;  // null when denoiser_model = "none"
+  std::unique_ptr<FormatBank> bank;    // null when format_bank = ""
   std::unique_ptr<Analyzer> analyzer;
   std::unique_ptr<DenoiseStage> denoise;
   std::unique_ptr<EmbedStage> embed;
@@ -170,7 +172,15 @@ Pipeline::Pipeline(const Config& config, Catalog* catalog,
   s.encoder_description = encoder->describe();
   if (config.denoiser_model != "none")
     s.denoiser = std::make_unique<Denoiser>(config, models::load_token_scorer(config.denoiser_model));
-  s.analyzer = std::make_unique<Analyzer>(config, s.denoiser.get());
+  if (!config.format_bank.empty()) {
+    try {
+      s.bank = std::make_unique<FormatBank>(FormatBank::load(config.format_bank, config.format_bank_slot_words));
+    } catch (const std::exception& e) {
+      throw ConfigError("format_bank", e.what());
+    }
+    if (s.bank->size() == 0) throw ConfigError("format_bank", config.format_bank + ": no usable format in the file");
+  }
+  s.analyzer = std::make_unique<Analyzer>(config, s.denoiser.get(), s.bank.get());
   if (s.denoiser) s.denoise = std::make_unique<DenoiseStage>(config, s.denoiser.get(), s.analyzer.get());
   s.embed = std::make_unique<EmbedStage>(config, std::move(encoder), s.analyzer.get());
   if (catalog) s.state = std::make_unique<StateStage>(config, catalog, std::move(sink));
@@ -267,6 +277,12 @@ nlohmann::json Pipeline::info() const {
           {"lsh", {{"method", "random-hyperplane"}, {"bits", s.embed->lsh().bits()}, {"seed", s.embed->lsh().seed()}}},
           {"premask_patterns", s.config.premask.size()},
           {"slot_rules", s.config.slot_rules == "off" ? nlohmann::json(nullptr) : nlohmann::json(s.config.slot_rules)},
+          {"format_bank", s.bank ? nlohmann::json{{"version", FormatBank::kVersion},
+                                                  {"formats", s.bank->size()},
+                                                  {"skipped", s.bank->skipped()},
+                                                  {"slot_words", s.bank->slot_words()},
+                                                  {"digest", s.bank->digest()}}
+                                 : nlohmann::json(nullptr)},
           {"structured",
            {{"enabled", s.config.structured_messages},
             {"message_keys", s.config.message_key_list()},
@@ -327,6 +343,7 @@ nlohmann::json Pipeline::stats() const {
                    {"line_cache_hit_rate", rate(a.line_cache_hits, a.line_cache_misses)},
                    {"template_cache_hits", a.template_cache_hits},
                    {"template_cache_misses", a.template_cache_misses},
+                   {"format_bank_matches", a.format_matches},
                    {"cache_bytes", s.analyzer->cache_bytes()}};
   // Where the time went (process-wide counters, seconds summed over calls):
   // what `logsift cluster --stats` shows so a slow run can be explained.

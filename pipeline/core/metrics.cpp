@@ -108,6 +108,8 @@ std::string Metrics::prometheus() const {
   counter("logsift_id_cache_misses_total", "Templates embedded and hashed.", id_cache_misses.get());
   counter("logsift_lines_analyzed_total", "Lines through the analysis (pre-mask and the caches).",
           lines_analyzed.get());
+  counter("logsift_format_bank_matches_total", "Lines (line-cache misses) whose template a format of the format bank decided.",
+          format_bank_matches.get());
   counter("logsift_line_cache_hits_total", "Lines whose template came whole from the line cache.",
           line_cache_hits.get());
   counter("logsift_catalog_errors_total", "Catalog write failures.", catalog_errors.get());

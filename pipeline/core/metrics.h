@@ -116,6 +116,7 @@ struct Metrics {
   Counter id_cache_hits;
   Counter id_cache_misses;
   Counter lines_analyzed;   // lines through the analysis (pre-mask + caches)
+  Counter format_bank_matches;  // line-cache misses a format bank format decided (analyzer.h)
   Counter line_cache_hits;  // ... answered whole by the line cache
   Counter catalog_errors;
   Counter labels_dropped;

@@ -61,6 +61,7 @@ struct Record {
   Key128 line_key;                      // the pre-masked line, for the line cache
   uint8_t pending = 0;                  // Analyzer::kNeed* bits still to do
   std::string new_template;             // kNeedEmbed: the template the encoder must embed
+  int32_t format = -1;                  // a format bank match: its format (tok_end then ends the prefix)
 
   bool ok() const { return error.empty(); }
   void set_template(TemplateRef t) {

@@ -7,6 +7,7 @@
 #include "pipeline/core/metrics.h"
 #include "pipeline/stages/denoiser.h"
 #include "pipeline/stages/encoder_text.h"
+#include "pipeline/stages/format_bank.h"
 #include "pipeline/stages/slots.h"
 
 namespace logsift {
@@ -19,13 +20,24 @@ constexpr uint64_t kWordlessSalt = 0x776f72646c657373ull;
 // cache, so the line cache pays a control block share, not the text.
 constexpr size_t kSharedRefBytes = 16;
 
+// A position in the line key (each pre-masked span one byte) -> in the line.
+uint32_t key_to_text(uint32_t key_pos, const std::vector<MaskSpan>& spans) {
+  uint32_t shrink = 0;
+  for (const auto& s : spans) {
+    if (s.begin - shrink >= key_pos) break;
+    shrink += s.end - s.begin - 1;
+  }
+  return key_pos + shrink;
+}
+
 }  // namespace
 
 bool line_cacheable(std::string_view text) { return std::memchr(text.data(), 0xFF, text.size()) == nullptr; }
 
-Analyzer::Analyzer(const Config& c, Denoiser* denoiser)
+Analyzer::Analyzer(const Config& c, Denoiser* denoiser, const FormatBank* bank)
     : premasker_(c.premask),
       denoiser_(denoiser),
+      bank_(bank),
       canonicalize_(c.encoder_canonicalize),
       slot_rules_(std::max(0, parse_slot_rules(c.slot_rules))),
       kept_keys_(slot_rule_kept_keys(c.message_key_list())),
@@ -36,7 +48,8 @@ Analyzer::Analyzer(const Config& c, Denoiser* denoiser)
 Analyzer::~Analyzer() = default;
 
 AnalyzerStats Analyzer::stats() const {
-  return {line_cache_.hits(), line_cache_.misses(), template_cache_.hits(), template_cache_.misses()};
+  return {line_cache_.hits(), line_cache_.misses(), template_cache_.hits(), template_cache_.misses(),
+          format_matches_.load(std::memory_order_relaxed)};
 }
 
 void Analyzer::analyze(Batch& b) {
@@ -45,10 +58,11 @@ void Analyzer::analyze(Batch& b) {
   DenoiseStats dstats;
   b.pending = 0;
   b.tokens.clear();
-  uint64_t line_hits = 0;
+  uint64_t line_hits = 0, format_hits = 0;
   for (auto& r : b.records) {
     if (!r.ok()) continue;
     r.pending = 0;
+    r.format = -1;
     premasker_.find(r.text, &spans);
     const bool cacheable = line_cacheable(r.text);
     if (cacheable) {
@@ -71,6 +85,20 @@ void Analyzer::analyze(Batch& b) {
     r.tok_begin = static_cast<uint32_t>(b.tokens.size());
     append_tokens(r.text, spans, &b.tokens);
     r.tok_end = static_cast<uint32_t>(b.tokens.size());
+    if (bank_ && cacheable) {
+      if (auto m = bank_->match(key)) {
+        // The prefix: the tokens before the format's text. A token the
+        // format's start cuts through leaves the line to the denoiser.
+        const uint32_t at = key_to_text(m->begin, spans);
+        uint32_t k = r.tok_begin;
+        while (k < r.tok_end && b.tokens[k].end <= at) ++k;
+        if (k == r.tok_end || b.tokens[k].begin == at) {
+          r.tok_end = k;
+          r.format = static_cast<int32_t>(m->format);
+          ++format_hits;
+        }
+      }
+    }
     if (denoiser_) {
       std::span<Token> toks(b.tokens.data() + r.tok_begin, r.tok_end - r.tok_begin);
       if (!denoiser_->decide_cached(r.text, toks, &dstats)) {
@@ -82,6 +110,10 @@ void Analyzer::analyze(Batch& b) {
     finish_template(r, b);
   }
   if (denoiser_) denoiser_->record(dstats);
+  if (format_hits) {
+    format_matches_.fetch_add(format_hits, std::memory_order_relaxed);
+    metrics().format_bank_matches.inc(format_hits);
+  }
   metrics().lines_analyzed.inc(b.records.size());
   metrics().line_cache_hits.inc(line_hits);
   metrics().id_cache_hits.inc(line_hits);
@@ -101,6 +133,11 @@ void Analyzer::finish_template(Record& r, Batch& b) {
   std::span<Token> toks(b.tokens.data() + r.tok_begin, r.tok_end - r.tok_begin);
   if (slot_rules_ != kSlotRulesOff) apply_slot_rules(r.text, toks, kept_keys_, slot_rules_);
   render_template_into(r.text, toks, &text);
+  if (r.format >= 0) {
+    std::string tail = bank_->render(static_cast<uint32_t>(r.format));
+    const bool both = text.size() >= 3 && text.compare(text.size() - 3, 3, "<*>") == 0 && tail.rfind("<*>", 0) == 0;
+    text.append(tail, both ? 3 : 0);
+  }
   const uint64_t tid = lsh::stable_hash64(text);
   const bool cacheable = line_cacheable(r.text);
   if (auto t = template_cache_.get(tid)) {

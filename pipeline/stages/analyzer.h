@@ -14,8 +14,15 @@
 //    replaced by one marker byte) -> its template. The denoiser and the slot
 //    rules see only that much of a line, so the template is a function of it.
 //  - template cache: template_id -> {template, cluster id}.
+//
+// With a format bank (config `format_bank`, format_bank.h), a line-cache miss
+// is first matched against the bank, on the line's key (so the result is
+// still a function of it). A matching format decides the template from its
+// start to the line's end: its literals, each slot "<*>". Only the prefix
+// before it (a header the format does not print) goes to the denoiser.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -30,18 +37,21 @@
 namespace logsift {
 
 class Denoiser;
+class FormatBank;
 
 struct AnalyzerStats {
   uint64_t line_cache_hits = 0, line_cache_misses = 0;
   uint64_t template_cache_hits = 0, template_cache_misses = 0;
+  uint64_t format_matches = 0;  // line-cache misses a format bank format decided
 };
 
 class Analyzer {
  public:
   enum : uint8_t { kNeedDenoise = 1, kNeedEmbed = 2 };
 
-  // denoiser may be null (denoiser_model = "none": pre-mask only).
-  Analyzer(const Config& c, Denoiser* denoiser);
+  // denoiser may be null (denoiser_model = "none": pre-mask only); so may
+  // bank (no format_bank configured). Both outlive the analyzer.
+  Analyzer(const Config& c, Denoiser* denoiser, const FormatBank* bank = nullptr);
   ~Analyzer();
 
   // The pure pass over every live record; sets Record::pending / Batch::pending.
@@ -67,6 +77,8 @@ class Analyzer {
 
   Premasker premasker_;
   Denoiser* denoiser_;
+  const FormatBank* bank_;
+  std::atomic<uint64_t> format_matches_{0};
   bool canonicalize_;
   int slot_rules_;  // kSlotRulesOff or a version (pipeline/stages/slots.h)
   std::vector<std::string> kept_keys_;  // their values are not slots (slots.h)

@@ -1,0 +1,84 @@
+#!/usr/bin/python3
+"""Build a format bank (config `format_bank`) from your programs' binaries.
+
+    /usr/bin/python3 models/training/harvest/bank.py [--package PKG]... [FILE]... > my.bank
+
+Every C string literal of the given ELF files (and, with --package, of every
+ELF file a Debian package installed: `dpkg -L`) that the harvest's C filter
+keeps as a log message (harvest_c.harvest_string: a printf format or a plain
+log-like sentence, not usage text, SQL, markup or code) becomes one line of
+the bank, as the program's source wrote it. The bank is sorted and without
+duplicates, so the same binaries give the same file, and the same file gives
+the same cluster ids on every replica (/info format_bank.digest).
+
+Format: one format a line; "\\\\", "\\n" and "\\t" escape a backslash, a
+newline and a tab; lines starting with '#' are comments
+(pipeline/stages/format_bank.h). A bank can be written or extended by hand
+with the formats of programs that are not C (printf-style only).
+"""
+from __future__ import annotations
+
+import argparse
+import collections
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harvest_c  # noqa: E402
+
+HEADER = "# logsift format bank (models/training/harvest/bank.py): one printf-style format a line"
+
+
+def package_files(pkg: str) -> list[str]:
+    res = subprocess.run(["dpkg", "-L", pkg], capture_output=True, text=True)
+    if res.returncode != 0:
+        raise SystemExit("bank.py: package %s is not installed (dpkg -L failed)" % pkg)
+    return [p for p in res.stdout.split("\n") if p and not p.startswith(("/usr/share/doc", "/usr/lib/debug"))]
+
+
+def formats_of(paths: list[str], reasons: collections.Counter) -> set[str]:
+    out: set[str] = set()
+    for path in paths:
+        if not os.path.isfile(path) or not harvest_c.is_elf(path):
+            continue
+        for raw in harvest_c.c_strings(path):
+            if raw in out:
+                continue
+            if harvest_c.harvest_string(raw, "c", "c", reasons):
+                out.add(raw)
+    return out
+
+
+def escape(fmt: str) -> str:
+    return fmt.replace("\\", "\\\\").replace("\n", "\\n").replace("\t", "\\t")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("files", nargs="*", help="ELF binaries or shared libraries")
+    ap.add_argument("--package", action="append", default=[], help="every ELF file of this installed Debian package")
+    ap.add_argument("--out", default="-", help="the bank file (default: standard output)")
+    args = ap.parse_args(argv)
+    paths = list(args.files)
+    for f in args.files:
+        if not os.path.isfile(f):
+            raise SystemExit("bank.py: %s: no such file" % f)
+    for pkg in args.package:
+        paths += package_files(pkg)
+    if not paths:
+        ap.error("name at least one FILE or --package")
+    reasons: collections.Counter = collections.Counter()
+    fmts = sorted(formats_of(paths, reasons))
+    text = HEADER + "\n" + "".join(escape(f) + "\n" for f in fmts)
+    if args.out == "-":
+        sys.stdout.write(text)
+    else:
+        with open(args.out, "w", encoding="utf-8") as f:
+            f.write(text)
+    print("bank.py: %d formats from %d files" % (len(fmts), len(paths)), file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
