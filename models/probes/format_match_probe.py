@@ -47,22 +47,12 @@ SLOT = re.compile(r"\{[a-z_]+\}")
 
 
 def binary_formats(packages):
-    """The harvest's C filter over every ELF file of the installed packages."""
+    """The harvest's C filter over every ELF file of the installed packages (bank.py's harvest)."""
     import collections
-    import subprocess
     sys.path.insert(0, os.path.join(REPO, "models", "training", "harvest"))
-    import harvest_c
-    out, reasons = [], collections.Counter()
-    for pkg in packages:
-        files = subprocess.run(["dpkg", "-L", pkg], capture_output=True, text=True).stdout.split()
-        for path in files:
-            if not os.path.isfile(path) or not harvest_c.is_elf(path):
-                continue
-            for raw in harvest_c.c_strings(path):
-                rec = harvest_c.harvest_string(raw, "c", "c", reasons)
-                if rec:
-                    out.append(rec["fmt"])
-    return sorted(set(out))
+    import bank
+    paths = [p for pkg in packages for p in bank.package_files(pkg)]
+    return sorted(set(bank.formats_of(paths, collections.Counter()).values()))
 
 
 def template_regex(fmt: str):

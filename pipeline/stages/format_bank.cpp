@@ -251,14 +251,14 @@ bool FormatBank::match_one(std::string_view line, const Format& f, uint32_t* beg
   const auto& lits = f.literals;
   const size_t n = f.slots.size();
   size_t start = 0, pos = 0;
+  if (n == 0) {  // a constant message: it must end the line
+    if (line.size() < lits[0].size() || line.substr(line.size() - lits[0].size()) != lits[0]) return false;
+    *begin = static_cast<uint32_t>(line.size() - lits[0].size());
+    return true;
+  }
   if (!lits[0].empty()) {
     size_t at = line.find(lits[0]);
     if (at == std::string_view::npos) return false;
-    if (n == 0) {  // a constant message: it must end the line
-      if (line.size() < lits[0].size() || line.substr(line.size() - lits[0].size()) != lits[0]) return false;
-      *begin = static_cast<uint32_t>(line.size() - lits[0].size());
-      return true;
-    }
     start = at;
     pos = at + lits[0].size();
   }

@@ -37,16 +37,19 @@ def package_files(pkg: str) -> list[str]:
     return [p for p in res.stdout.split("\n") if p and not p.startswith(("/usr/share/doc", "/usr/lib/debug"))]
 
 
-def formats_of(paths: list[str], reasons: collections.Counter) -> set[str]:
-    out: set[str] = set()
+def formats_of(paths: list[str], reasons: collections.Counter) -> dict[str, str]:
+    """Every log-message C string of these ELF files: raw format -> harvest template
+    (the bank keeps the raw formats; models/probes/format_match_probe.py the templates)."""
+    out: dict[str, str] = {}
     for path in paths:
         if not os.path.isfile(path) or not harvest_c.is_elf(path):
             continue
         for raw in harvest_c.c_strings(path):
             if raw in out:
                 continue
-            if harvest_c.harvest_string(raw, "c", "c", reasons):
-                out.add(raw)
+            rec = harvest_c.harvest_string(raw, "c", "c", reasons)
+            if rec:
+                out[raw] = rec["fmt"]
     return out
 
 

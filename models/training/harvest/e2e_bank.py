@@ -7,7 +7,7 @@ Compiles a small C program (cc) that logs with printf-style formats, runs it
 to get its real log lines (values of many shapes, some that look like words),
 builds a bank from its binary with bank.py, and checks that with the bank
 every log statement gets one cluster id and the format's template, that the
-ids differ between statements, that /info-style `logsift config` names the
+ids differ between statements, that `logsift config` shows the configured
 bank, and that a missing or unusable bank is refused with a message naming
 `format_bank`. Exit 0 on success (ctest format_bank_e2e).
 """
