@@ -131,6 +131,11 @@ def main() -> None:
     ap.add_argument("--real-extra-batches", type=int, default=0, metavar="N",
                     help="each step adds the classes of N --real-extra programs to the batch, beside the two "
                          "loghub sets (default 0: the extra programs are sampled among loghub's sets)")
+    ap.add_argument("--leak", type=float, default=0.2,
+                    help="share of views with one slot filled by a word-like value (log-encoder-v1: 0.2)")
+    ap.add_argument("--leak-values", choices=["v1", "wide"], default="v1",
+                    help="v1: log-encoder-v1's numbers, hex, addresses and user names; wide: also any word of "
+                         "the word pool and names of real-software shapes (first.last, svc-backup, host.lan)")
     ap.add_argument("--holdout", default="",
                     help="comma-separated loghub sets left out of training entirely (no classes, no vocab or "
                          "word-pool words); the final per-set GA report still scores them (leave-one-dataset-out)")
@@ -169,6 +174,7 @@ def main() -> None:
     if args.harvest_classes:
         hv = data.harvest_classes(binary=binary, n=200 if args.tiny else max(0, args.harvest_classes))
     pool = data.word_pool(lh + sy + hv)
+    data.LEAK.update(p=args.leak, mode=args.leak_values, pool=pool)
     corpus = [t for k in lh + sy + hv for t in k.texts] + data.AUGMENT_CAUSES + data.QUALIFIERS + pool
     corpus += [p + "X" for p in data.PACKAGES]
     vocab = build_vocab(corpus, max_words=args.vocab_words)
@@ -307,7 +313,7 @@ def main() -> None:
         "harvest_classes": args.harvest_classes, "harvest_per_batch": args.harvest_per_batch,
         "vocab_words": args.vocab_words, "holdout": holdout, "denoiser_model": args.denoiser_model,
         "real_extra": args.real_extra, "real_extra_systems": args.real_extra_systems,
-        "real_extra_batches": args.real_extra_batches,
+        "real_extra_batches": args.real_extra_batches, "leak": args.leak, "leak_values": args.leak_values,
         "seed": args.seed, "steps": args.steps, "bits": args.bits, "dim": args.dim, "threads": args.threads, "vocab": len(vocab),
         "params": sum(p.numel() for p in model.parameters()), "classes": len(classes),
         "train_seconds": round(time.time() - t0, 1), "loghub_ga": ga,
