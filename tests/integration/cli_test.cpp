@@ -2,6 +2,9 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <fstream>
+#include <iterator>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -48,6 +51,11 @@ const std::vector<std::string> kLines = {
     "User alice logged in",
     "Starting nightly backup job for database orders",
 };
+
+std::string read_file(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+}
 
 std::string joined(const std::vector<std::string>& lines) {
   std::string s;
@@ -428,6 +436,76 @@ TEST(Cli, PairsCountsAndPrintsWrongPairs) {
   EXPECT_NE(low.out.find("pair accuracy: 0.6667"), std::string::npos) << low.describe();
   RunResult ok = run_logsift({"pairs", dir.file("pairs.tsv"), "--min-accuracy", "0.6"});
   EXPECT_TRUE(ok.exit.clean()) << ok.describe();
+}
+
+// --- mine ---
+
+// A sample of unlabelled lines -> a bank: a statement whose word value the
+// model keeps (mailbox names) gets one id on later lines with other names;
+// a word with two values (healthy / unhealthy) stays two statements.
+TEST(Cli, MineWritesABankThatJoinsAStatementsWordValues) {
+  TempDir dir("logsift-mine-");
+  std::string sample, later;
+  for (const char* box : {"Newsletters", "Archive", "Drafts", "Receipts", "Travel"})
+    for (int i = 0; i < 2; ++i) sample += std::string("Mailbox ") + box + ": opened by the web client of this account\n";
+  for (const char* s : {"healthy", "unhealthy"})
+    for (int i = 0; i < 3; ++i) sample += std::string("Service payments is ") + s + " after the last probe of the day\n";
+  for (const char* box : {"Projects", "Family", "Invoices", "Archive"})
+    later += std::string("Mailbox ") + box + ": opened by the web client of this account\n";
+  for (const char* s : {"healthy", "unhealthy"})
+    later += std::string("Service payments is ") + s + " after the last probe of the day\n";
+  dir.write_file("sample.log", sample);
+  dir.write_file("later.log", later);
+
+  RunResult m = run_logsift({"mine", dir.file("sample.log"), "--out", dir.file("my.bank")});
+  ASSERT_TRUE(m.exit.clean()) << m.describe();
+  EXPECT_NE(m.err.find("16 lines (0 rejected), 7 templates -> 1 formats"), std::string::npos) << m.describe();
+  const std::string bank = read_file(dir.file("my.bank"));
+  EXPECT_NE(bank.find("# 10 lines, 5 templates\nMailbox %s: opened by the web client of this account\n"),
+            std::string::npos)
+      << bank;
+  EXPECT_EQ(bank.find("payments is %s"), std::string::npos) << bank;
+  // To standard output without --out, the same text.
+  RunResult so = run_logsift({"mine", "-"}, sample);
+  ASSERT_TRUE(so.exit.clean()) << so.describe();
+  EXPECT_EQ(so.out, bank);
+
+  auto ids = [&](const std::vector<std::string>& extra) {
+    std::vector<std::string> args = {"cluster", dir.file("later.log")};
+    args.insert(args.end(), extra.begin(), extra.end());
+    RunResult r = run_logsift(args);
+    EXPECT_TRUE(r.exit.clean()) << r.describe();
+    std::vector<std::string> out;
+    for (const auto& j : json_lines(r.out)) out.push_back(j.value("cluster_id", std::string()));
+    return out;
+  };
+  const auto without = ids({});
+  const auto with = ids({"--format-bank", dir.file("my.bank")});
+  ASSERT_EQ(without.size(), 6u);
+  ASSERT_EQ(with.size(), 6u);
+  // Without the bank the model keeps the names: the test's premise.
+  EXPECT_GT(std::set<std::string>(without.begin(), without.begin() + 4).size(), 1u);
+  EXPECT_EQ(std::set<std::string>(with.begin(), with.begin() + 4).size(), 1u);
+  EXPECT_NE(with[4], with[5]);  // healthy / unhealthy
+  EXPECT_NE(with[0], with[4]);
+}
+
+TEST(Cli, MineRejectsBadOptionsAndInput) {
+  TempDir dir("logsift-mine-");
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"mine", "-", "--similarity", "0"}, "--similarity must be a number in (0, 1]"},
+      {{"mine", "-", "--similarity", "1.5"}, "--similarity must be a number in (0, 1]"},
+      {{"mine", "-", "--similarity", "high"}, "--similarity must be a number in (0, 1]"},
+      {{"mine", "-", "--min-values", "1"}, "--min-values must be an integer of 2 or more"},
+      {{"mine", dir.file("missing.log")}, "logsift mine: cannot read"},
+      {{"mine", "-", "--out", dir.file("no-such-dir/x.bank")}, "logsift mine: cannot write"},
+  };
+  for (const auto& [args, msg] : cases) {
+    SCOPED_TRACE(args[2 < args.size() ? 2 : 1]);
+    RunResult r = run_logsift(args, "one line\n");
+    EXPECT_TRUE(r.exit.exited && r.exit.code == 2) << r.describe();
+    EXPECT_NE(r.err.find(msg), std::string::npos) << r.describe();
+  }
 }
 
 TEST(Cli, PairsMalformedRowExits2NamingTheLine) {

@@ -1,0 +1,240 @@
+#include "pipeline/stages/bank_miner.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <stdexcept>
+
+#include "pipeline/stages/format_bank.h"
+
+namespace logsift {
+namespace {
+
+constexpr std::string_view kWild = "<*>";
+
+struct Tmpl {
+  std::string_view text;
+  uint64_t count = 0;
+  std::vector<std::string_view> toks;  // views into text
+};
+
+bool is_blank(char c) { return c == ' ' || c == '\t'; }
+
+void split_blanks(std::string_view s, std::vector<std::string_view>* out) {
+  size_t i = 0;
+  while (i < s.size()) {
+    while (i < s.size() && is_blank(s[i])) ++i;
+    size_t j = i;
+    while (j < s.size() && !is_blank(s[j])) ++j;
+    if (j > i) out->push_back(s.substr(i, j - i));
+    i = j;
+  }
+}
+
+// Punctuation a slot keeps around its value when every member has it there
+// ("li.wei:" / "ravi.kumar:" -> "%s:", "(localhost)" / "(<*>)" -> "(%s)"). Not
+// '<', '*' or '>': those of a template's <*> are no text of the line.
+bool is_affix(char c) { return std::string_view(".,:;()[]{}'\"=/@#|!?").find(c) != std::string_view::npos; }
+
+struct Affix {
+  size_t prefix = 0, suffix = 0;
+};
+
+Affix common_affix(const std::vector<const Tmpl*>& ms, size_t i) {
+  std::string_view first = ms[0]->toks[i];
+  size_t shortest = first.size(), p = 0, q = 0;
+  for (const Tmpl* m : ms) shortest = std::min(shortest, m->toks[i].size());
+  while (p < shortest && is_affix(first[p]) &&
+         std::all_of(ms.begin(), ms.end(), [&](const Tmpl* m) { return m->toks[i][p] == first[p]; }))
+    ++p;
+  while (q < shortest - p && is_affix(first[first.size() - 1 - q]) &&
+         std::all_of(ms.begin(), ms.end(), [&](const Tmpl* m) {
+           std::string_view t = m->toks[i];
+           return t[t.size() - 1 - q] == first[first.size() - 1 - q];
+         }))
+    ++q;
+  return {p, q};
+}
+
+void append_literal(std::string_view s, std::string* out, int* literal_chars) {
+  for (char c : s) {
+    if (c == '%') *out += '%';
+    if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) ++*literal_chars;
+    *out += c;
+  }
+}
+
+// The member's text with each slot token (less the punctuation all members
+// share around it) and each <*> as %s, '%' as "%%".
+std::string format_of(const Tmpl& t, const std::vector<bool>& slot, const std::vector<Affix>& affix,
+                      int* literal_chars) {
+  std::string out;
+  const char* base = t.text.data();
+  size_t pos = 0;
+  *literal_chars = 0;
+  for (size_t i = 0; i < t.toks.size(); ++i) {
+    const size_t at = static_cast<size_t>(t.toks[i].data() - base);
+    out.append(t.text.substr(pos, at - pos));  // the blanks between tokens, as they were
+    if (slot[i]) {
+      std::string_view tok = t.toks[i];
+      append_literal(tok.substr(0, affix[i].prefix), &out, literal_chars);
+      out += "%s";
+      append_literal(tok.substr(tok.size() - affix[i].suffix), &out, literal_chars);
+    } else {
+      std::string_view tok = t.toks[i];
+      for (size_t k = 0; k < tok.size();) {
+        if (tok.compare(k, kWild.size(), kWild) == 0) {
+          out += "%s";
+          k += kWild.size();
+          continue;
+        }
+        const char c = tok[k++];
+        if (c == '%') out += '%';
+        if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) ++*literal_chars;
+        out += c;
+      }
+    }
+    pos = at + t.toks[i].size();
+  }
+  out.append(t.text.substr(pos));
+  return out;
+}
+
+}  // namespace
+
+void BankMiner::add(std::string_view template_text, uint64_t count) {
+  if (count == 0) return;
+  counts_[std::string(template_text)] += count;
+  lines_ += count;
+}
+
+std::vector<MinedFormat> BankMiner::mine(const MineOptions& o) const {
+  if (!(o.similarity > 0.0 && o.similarity <= 1.0))
+    throw std::invalid_argument("similarity must be in (0, 1]");
+  if (o.min_values < 2) throw std::invalid_argument("min_values must be 2 or more");
+
+  std::vector<Tmpl> all;
+  all.reserve(counts_.size());
+  for (const auto& [text, n] : counts_) {
+    Tmpl t;
+    t.text = text;
+    t.count = n;
+    split_blanks(t.text, &t.toks);
+    if (!t.toks.empty()) all.push_back(std::move(t));
+  }
+  std::sort(all.begin(), all.end(), [](const Tmpl& a, const Tmpl& b) {
+    return a.count != b.count ? a.count > b.count : a.text < b.text;
+  });
+  std::map<size_t, std::vector<const Tmpl*>> groups;  // token count -> members, most frequent first
+  for (const auto& t : all) groups[t.toks.size()].push_back(&t);
+
+  std::map<std::string, MinedFormat> found;
+  for (const auto& [n, items] : groups) {
+    struct Cluster {
+      std::vector<std::string_view> pattern;
+      std::vector<const Tmpl*> members;
+    };
+    std::vector<Cluster> clusters;
+    for (const Tmpl* t : items) {
+      Cluster* best = nullptr;
+      size_t best_eq = 0;
+      for (auto& c : clusters) {
+        if (c.pattern[0] != t->toks[0] && c.pattern[0] != kWild && t->toks[0] != kWild) continue;
+        size_t eq = 0;
+        for (size_t i = 0; i < n; ++i) eq += c.pattern[i] == kWild || c.pattern[i] == t->toks[i];
+        if (static_cast<double>(eq) + 1e-9 >= o.similarity * static_cast<double>(n) && (!best || eq > best_eq)) {
+          best = &c;
+          best_eq = eq;
+        }
+      }
+      if (!best) {
+        clusters.push_back({t->toks, {t}});
+        continue;
+      }
+      for (size_t i = 0; i < n; ++i)
+        if (best->pattern[i] != t->toks[i]) best->pattern[i] = kWild;
+      best->members.push_back(t);
+    }
+    for (const auto& c : clusters) {
+      if (c.members.size() < 2) continue;
+      auto distinct = [&](const std::vector<const Tmpl*>& ms, size_t i) {
+        std::vector<std::string_view> v;
+        for (const Tmpl* m : ms) v.push_back(m->toks[i]);
+        std::sort(v.begin(), v.end());
+        return static_cast<size_t>(std::unique(v.begin(), v.end()) - v.begin());
+      };
+      std::vector<size_t> low;  // varying positions with too few values: they tell statements apart
+      for (size_t i = 0; i < n; ++i) {
+        const size_t d = distinct(c.members, i);
+        if (d > 1 && d < static_cast<size_t>(o.min_values)) low.push_back(i);
+      }
+      std::vector<std::pair<std::string, std::vector<const Tmpl*>>> parts;  // in order of first member
+      for (const Tmpl* m : c.members) {
+        std::string key;
+        for (size_t i : low) {
+          key.append(m->toks[i]);
+          key.push_back('\x1f');
+        }
+        auto it = std::find_if(parts.begin(), parts.end(), [&](const auto& p) { return p.first == key; });
+        if (it == parts.end()) {
+          parts.push_back({std::move(key), {m}});
+        } else {
+          it->second.push_back(m);
+        }
+      }
+      for (const auto& [key, ms] : parts) {
+        if (ms.size() < 2) continue;
+        std::vector<bool> slot(n);
+        std::vector<Affix> affix(n);
+        bool varies = false;
+        for (size_t i = 0; i < n; ++i) {
+          varies |= slot[i] = distinct(ms, i) > 1;
+          if (slot[i]) affix[i] = common_affix(ms, i);
+        }
+        if (!varies) continue;  // the same tokens, other blanks: nothing to learn
+        int literal = 0;
+        std::string f = format_of(*ms[0], slot, affix, &literal);
+        if (literal < FormatBank::kMinLiteral) continue;  // the bank would skip it
+        auto& mf = found[f];
+        mf.format = f;
+        for (const Tmpl* m : ms) mf.lines += m->count;
+        mf.templates += static_cast<uint32_t>(ms.size());
+      }
+    }
+  }
+  std::vector<MinedFormat> out;
+  out.reserve(found.size());
+  for (auto& [f, mf] : found) out.push_back(std::move(mf));
+  return out;
+}
+
+std::string BankMiner::bank_text(const std::vector<MinedFormat>& formats, const MineOptions& o,
+                                 uint64_t sample_lines, size_t sample_templates) {
+  char head[400];
+  std::snprintf(head, sizeof head,
+                "# logsift format bank, mined by `logsift mine` (%s, similarity %.2f, min values %d)\n"
+                "# from %llu sample lines, %zu templates: %zu formats. One printf-style format a line\n"
+                "# (pipeline/stages/format_bank.h); the comment above each says how many sample lines\n"
+                "# and templates it joins. Review it, then serve it with format_bank.\n",
+                kVersion, o.similarity, o.min_values, static_cast<unsigned long long>(sample_lines),
+                sample_templates, formats.size());
+  std::string out = head;
+  for (const auto& f : formats) {
+    out += "# " + std::to_string(f.lines) + " lines, " + std::to_string(f.templates) + " templates\n";
+    for (char c : f.format) {
+      if (c == '\\') {
+        out += "\\\\";
+      } else if (c == '\n') {
+        out += "\\n";
+      } else if (c == '\t') {
+        out += "\\t";
+      } else {
+        out += c;
+      }
+    }
+    out += '\n';
+  }
+  return out;
+}
+
+}  // namespace logsift
