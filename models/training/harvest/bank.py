@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import collections
 import os
+import re
 import subprocess
 import sys
 
@@ -53,6 +54,23 @@ def formats_of(paths: list[str], reasons: collections.Counter) -> dict[str, str]
     return out
 
 
+# A conversion as pipeline/stages/format_bank.h parses it: flags, width,
+# precision, length modifier, conversion ("%%" is a literal '%').
+_CONVERSION = re.compile(r"%[-+ #0']*(?:\*|\d+)?(?:\.(?:\*|\d+))?(?:hh|h|ll|l|L|q|j|z|Z|t)?[A-Za-z]")
+
+
+def literal_chars(fmt: str) -> int:
+    """Letters and digits of a format's literal text (its conversions left out)."""
+    text = _CONVERSION.sub(" ", fmt.replace("%%", "\0"))
+    return sum(1 for c in text if c.isascii() and c.isalnum())
+
+
+def installed_packages() -> list[str]:
+    res = subprocess.run(["dpkg-query", "-W", "-f", "${Package} ${db:Status-Status}\n"],
+                         capture_output=True, text=True, check=True)
+    return sorted({p for p, st in (l.split(" ", 1) for l in res.stdout.splitlines() if " " in l) if st == "installed"})
+
+
 def escape(fmt: str) -> str:
     return fmt.replace("\\", "\\\\").replace("\n", "\\n").replace("\t", "\\t")
 
@@ -61,18 +79,27 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("files", nargs="*", help="ELF binaries or shared libraries")
     ap.add_argument("--package", action="append", default=[], help="every ELF file of this installed Debian package")
+    ap.add_argument("--all-packages", action="store_true",
+                    help="every installed Debian package (a bank of the whole machine: use --min-literal 15)")
+    ap.add_argument("--min-literal", type=int, default=0, metavar="N",
+                    help="leave out formats with fewer than N literal letters and digits (default 0: keep all; "
+                         "the service itself skips those under 6). 15 makes a bank of many programs safe for "
+                         "the others: models/README.md, \"Format banks\"")
     ap.add_argument("--out", default="-", help="the bank file (default: standard output)")
     args = ap.parse_args(argv)
+    if args.min_literal < 0:
+        ap.error("--min-literal must be 0 or more")
     paths = list(args.files)
     for f in args.files:
         if not os.path.isfile(f):
             raise SystemExit("bank.py: %s: no such file" % f)
-    for pkg in args.package:
+    packages = list(args.package) + (installed_packages() if args.all_packages else [])
+    for pkg in packages:
         paths += package_files(pkg)
     if not paths:
-        ap.error("name at least one FILE or --package")
+        ap.error("name at least one FILE, --package or --all-packages")
     reasons: collections.Counter = collections.Counter()
-    fmts = sorted(formats_of(paths, reasons))
+    fmts = sorted(f for f in formats_of(paths, reasons) if literal_chars(f) >= args.min_literal)
     text = HEADER + "\n" + "".join(escape(f) + "\n" for f in fmts)
     if args.out == "-":
         sys.stdout.write(text)

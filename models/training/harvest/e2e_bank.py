@@ -61,6 +61,18 @@ def main() -> int:
         for want in ("queue %s drained after %d retries", "replica %s lagging behind primary by %.2f seconds"):
             assert want in formats, (want, formats)
         assert formats == sorted(formats), "bank not sorted"
+        # --min-literal 30 keeps the formats with 30 or more literal letters and
+        # digits: "replica ... seconds" (36) and "checkpoint ... for" (33), not
+        # "queue ... retries" (24) or "session ... uid" (25).
+        strict = os.path.join(tmp, "strict.bank")
+        subprocess.run([sys.executable, os.path.join(HERE, "bank.py"), exe, "--min-literal", "30", "--out", strict],
+                       check=True)
+        with open(strict) as f:
+            kept = [l.rstrip("\n") for l in f if not l.startswith("#")]
+        assert "replica %s lagging behind primary by %.2f seconds" in kept, kept
+        assert any(k.startswith("checkpoint complete: wrote %d buffers") for k in kept), kept
+        assert not any(k.startswith(("queue %s drained", "session opened for user")) for k in kept), kept
+        assert set(kept) <= set(formats), (kept, formats)
 
         rc, out, err = cluster(binary, lines, "--format-bank", bank)
         assert rc == 0, err
