@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <iterator>
 #include <map>
 #include <stdexcept>
 
@@ -135,25 +136,56 @@ std::vector<MinedFormat> BankMiner::mine(const MineOptions& o) const {
       std::vector<const Tmpl*> members;
     };
     std::vector<Cluster> clusters;
+    // The candidates of a template: the clusters whose pattern starts with its
+    // first token or with <*> (every cluster for a template that starts with
+    // <*>), in creation order, so the earliest still wins a tie as in a scan
+    // of all clusters; a sample with many templates does not compare each with
+    // every cluster.
+    std::unordered_map<std::string_view, std::vector<uint32_t>> by_first;
+    std::vector<uint32_t> wild_first;  // sorted
+    std::vector<uint32_t> cand;
+    const std::vector<uint32_t> none;
     for (const Tmpl* t : items) {
-      Cluster* best = nullptr;
+      const std::string_view t0 = t->toks[0];
+      cand.clear();
+      if (t0 == kWild) {
+        for (uint32_t k = 0; k < clusters.size(); ++k) cand.push_back(k);
+      } else {
+        auto it = by_first.find(t0);
+        const auto& same = it == by_first.end() ? none : it->second;
+        std::merge(same.begin(), same.end(), wild_first.begin(), wild_first.end(), std::back_inserter(cand));
+        cand.erase(std::unique(cand.begin(), cand.end()), cand.end());
+      }
+      uint32_t best = 0;
       size_t best_eq = 0;
-      for (auto& c : clusters) {
-        if (c.pattern[0] != t->toks[0] && c.pattern[0] != kWild && t->toks[0] != kWild) continue;
+      bool found = false;
+      for (uint32_t k : cand) {
+        const auto& p = clusters[k].pattern;
         size_t eq = 0;
-        for (size_t i = 0; i < n; ++i) eq += c.pattern[i] == kWild || c.pattern[i] == t->toks[i];
-        if (static_cast<double>(eq) + 1e-9 >= o.similarity * static_cast<double>(n) && (!best || eq > best_eq)) {
-          best = &c;
+        for (size_t i = 0; i < n; ++i) eq += p[i] == kWild || p[i] == t->toks[i];
+        if (static_cast<double>(eq) + 1e-9 >= o.similarity * static_cast<double>(n) && (!found || eq > best_eq)) {
+          best = k;
           best_eq = eq;
+          found = true;
         }
       }
-      if (!best) {
+      if (!found) {
+        const auto k = static_cast<uint32_t>(clusters.size());
         clusters.push_back({t->toks, {t}});
+        if (t0 == kWild) {
+          wild_first.push_back(k);
+        } else {
+          by_first[t0].push_back(k);
+        }
         continue;
       }
+      Cluster& c = clusters[best];
+      const bool was_wild = c.pattern[0] == kWild;
       for (size_t i = 0; i < n; ++i)
-        if (best->pattern[i] != t->toks[i]) best->pattern[i] = kWild;
-      best->members.push_back(t);
+        if (c.pattern[i] != t->toks[i]) c.pattern[i] = kWild;
+      if (!was_wild && c.pattern[0] == kWild)
+        wild_first.insert(std::lower_bound(wild_first.begin(), wild_first.end(), best), best);
+      c.members.push_back(t);
     }
     for (const auto& c : clusters) {
       if (c.members.size() < 2) continue;
@@ -168,21 +200,19 @@ std::vector<MinedFormat> BankMiner::mine(const MineOptions& o) const {
         const size_t d = distinct(c.members, i);
         if (d > 1 && d < static_cast<size_t>(o.min_values)) low.push_back(i);
       }
-      std::vector<std::pair<std::string, std::vector<const Tmpl*>>> parts;  // in order of first member
+      std::vector<std::vector<const Tmpl*>> parts;  // in order of their first member
+      std::unordered_map<std::string, size_t> part_of;
       for (const Tmpl* m : c.members) {
         std::string key;
         for (size_t i : low) {
           key.append(m->toks[i]);
           key.push_back('\x1f');
         }
-        auto it = std::find_if(parts.begin(), parts.end(), [&](const auto& p) { return p.first == key; });
-        if (it == parts.end()) {
-          parts.push_back({std::move(key), {m}});
-        } else {
-          it->second.push_back(m);
-        }
+        auto [it, added] = part_of.try_emplace(std::move(key), parts.size());
+        if (added) parts.emplace_back();
+        parts[it->second].push_back(m);
       }
-      for (const auto& [key, ms] : parts) {
+      for (const auto& ms : parts) {
         if (ms.size() < 2) continue;
         std::vector<bool> slot(n);
         std::vector<Affix> affix(n);
