@@ -224,7 +224,10 @@ std::vector<MinedFormat> BankMiner::mine(const MineOptions& o) const {
         if (!varies) continue;  // the same tokens, other blanks: nothing to learn
         int literal = 0;
         std::string f = format_of(*ms[0], slot, affix, &literal);
-        if (literal < FormatBank::kMinLiteral) continue;  // the bank would skip it
+        FormatBank::Format parsed;  // the bank's own reading: what it would skip, the miner leaves out
+        if (literal < FormatBank::kMinLiteral || !FormatBank::parse(f, &parsed) ||
+            parsed.literal_chars < static_cast<uint32_t>(FormatBank::kMinLiteral))
+          continue;
         auto& mf = found[f];
         mf.format = f;
         for (const Tmpl* m : ms) mf.lines += m->count;

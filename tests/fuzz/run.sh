@@ -54,9 +54,11 @@ build fuzz_eval "$here/fuzz_eval.cpp" "$root/pipeline/eval/eval.cpp" "$root/pipe
 build fuzz_slots "$here/fuzz_slots.cpp" "$root/pipeline/stages/slots.cpp" "$root/pipeline/stages/tokenizer.cpp" \
   "$root/pipeline/stages/premask_lexer.cpp" "${common[@]}" "${config[@]}" -lre2
 build fuzz_format_bank "$here/fuzz_format_bank.cpp" "$root/pipeline/stages/format_bank.cpp" "$root/lsh/lsh.cpp"
+build fuzz_bank_miner "$here/fuzz_bank_miner.cpp" "$root/pipeline/stages/bank_miner.cpp" \
+  "$root/pipeline/stages/format_bank.cpp" "$root/lsh/lsh.cpp"
 
 status=0
-for t in ${FUZZ_TARGETS:-fuzz_syslog fuzz_structured fuzz_ingest fuzz_envelope fuzz_webhook fuzz_config fuzz_redis_url fuzz_counts fuzz_slots fuzz_eval fuzz_format_bank}; do
+for t in ${FUZZ_TARGETS:-fuzz_syslog fuzz_structured fuzz_ingest fuzz_envelope fuzz_webhook fuzz_config fuzz_redis_url fuzz_counts fuzz_slots fuzz_eval fuzz_format_bank fuzz_bank_miner}; do
   work="$out/corpus-$t"
   mkdir -p "$work"
   cp -n "$here/corpus/$t"/* "$work/" 2>/dev/null || true
