@@ -15,19 +15,11 @@
 
 #include "pipeline/stages/bank_miner.h"
 #include "pipeline/stages/format_bank.h"
+#include "tests/fuzz/fuzz_lines.h"
 
 namespace {
 
-std::vector<std::string> split_lines(std::string_view s) {
-  std::vector<std::string> out;
-  while (!s.empty()) {
-    const size_t nl = s.find('\n');
-    out.emplace_back(s.substr(0, nl));
-    if (nl == std::string_view::npos) break;
-    s.remove_prefix(nl + 1);
-  }
-  return out;
-}
+using logsift_fuzz::split_lines;
 
 // A bank file's line back to its format (format_bank.h's escapes).
 std::string unescape(std::string_view l) {
