@@ -30,8 +30,9 @@
 //    fewer than FormatBank::kMinLiteral literal letters and digits are left
 //    out (the bank would skip them).
 // Measured with `models/probes/mined_bank_probe.py` (models/README.md,
-// "Where the loss is, and mined banks"): similarity 0.85 and min_values 3 were chosen on the tuning
-// set's first halves, scored on its second halves. At 0.85 one differing
+// "Where the loss is, and mined banks"): similarity 0.85 and min_values 3
+// were chosen on the tuning set's first halves, scored on its second
+// halves. At 0.85 one differing
 // position needs a template of 7 or more tokens: short templates are left
 // alone ("USER li.wei: Login successful." is not joined; letting any
 // template of 3 or more tokens differ in one position cost 0.011 there).
