@@ -5,6 +5,7 @@
 #include <iterator>
 #include <map>
 #include <stdexcept>
+#include <unordered_set>
 
 #include "pipeline/stages/format_bank.h"
 
@@ -229,7 +230,21 @@ std::vector<MinedFormat> BankMiner::mine(const MineOptions& o) const {
             parsed.literal_chars < static_cast<uint32_t>(FormatBank::kMinLiteral))
           continue;
         auto& mf = found[f];
-        mf.format = f;
+        if (mf.format.empty()) {  // the first part that gives this format names its slots' words
+          mf.format = f;
+          for (size_t i = 0; i < n; ++i) {
+            if (!slot[i]) continue;
+            MinedFormat::Slot sl;
+            std::unordered_set<std::string_view> seen;
+            for (const Tmpl* m : ms) {
+              const std::string_view v = m->toks[i];
+              if (!seen.insert(v).second) continue;
+              if (sl.examples.size() < MinedFormat::kExampleValues) sl.examples.emplace_back(v);
+            }
+            sl.values = static_cast<uint32_t>(seen.size());
+            mf.slots.push_back(std::move(sl));
+          }
+        }
         for (const Tmpl* m : ms) mf.lines += m->count;
         mf.templates += static_cast<uint32_t>(ms.size());
       }
@@ -243,17 +258,29 @@ std::vector<MinedFormat> BankMiner::mine(const MineOptions& o) const {
 
 std::string BankMiner::bank_text(const std::vector<MinedFormat>& formats, const MineOptions& o,
                                  uint64_t sample_lines, size_t sample_templates) {
-  char head[400];
+  char head[512];
   std::snprintf(head, sizeof head,
                 "# logsift format bank, mined by `logsift mine` (%s, similarity %.2f, min values %d)\n"
                 "# from %llu sample lines, %zu templates: %zu formats. One printf-style format a line\n"
                 "# (pipeline/stages/format_bank.h); the comment above each says how many sample lines\n"
-                "# and templates it joins. Review it, then serve it with format_bank.\n",
+                "# and templates it joins and which words its slots took there. Review it: delete a\n"
+                "# format whose words tell statements apart. Then serve it with format_bank.\n",
                 kVersion, o.similarity, o.min_values, static_cast<unsigned long long>(sample_lines),
                 sample_templates, formats.size());
   std::string out = head;
   for (const auto& f : formats) {
-    out += "# " + std::to_string(f.lines) + " lines, " + std::to_string(f.templates) + " templates\n";
+    out += "# " + std::to_string(f.lines) + " lines, " + std::to_string(f.templates) + " templates";
+    const char* sep = "; words: ";
+    for (const auto& sl : f.slots) {
+      out += sep;
+      sep = " | ";
+      for (size_t k = 0; k < sl.examples.size(); ++k) {
+        if (k) out += ' ';
+        for (char c : sl.examples[k]) out += (c == '\n' || c == '\r') ? ' ' : c;  // a comment is one line
+      }
+      if (sl.values > sl.examples.size()) out += " (" + std::to_string(sl.values) + " in all)";
+    }
+    out += '\n';
     for (char c : f.format) {
       if (c == '\\') {
         out += "\\\\";

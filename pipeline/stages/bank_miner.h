@@ -55,6 +55,14 @@ struct MinedFormat {
   std::string format;   // printf-style, as format_bank.h reads it (escapes not applied)
   uint64_t lines = 0;   // sample lines whose templates it covers
   uint32_t templates = 0;
+  // Per place that became a slot, in order: its first distinct words (most
+  // frequent template first, at most kExampleValues) and how many it showed.
+  struct Slot {
+    std::vector<std::string> examples;
+    uint32_t values = 0;
+  };
+  std::vector<Slot> slots;
+  static constexpr size_t kExampleValues = 4;
 };
 
 class BankMiner {
@@ -70,8 +78,10 @@ class BankMiner {
   // std::invalid_argument for options outside their ranges.
   std::vector<MinedFormat> mine(const MineOptions& options = {}) const;
 
-  // A bank file's text: a '#' header (the rule, the options, the counts) and
-  // one escaped format a line (format_bank.h's escapes: \\ \n \t).
+  // A bank file's text: a '#' header (the rule, the options, the counts) and,
+  // per format, a comment with its line and template counts and the words
+  // each slot took in the sample (for the review before serving it), then
+  // the format escaped (format_bank.h's escapes: \\ \n \t).
   static std::string bank_text(const std::vector<MinedFormat>& formats, const MineOptions& options,
                                uint64_t sample_lines, size_t sample_templates);
 

@@ -461,7 +461,8 @@ TEST(Cli, MineWritesABankThatJoinsAStatementsWordValues) {
   ASSERT_TRUE(m.exit.clean()) << m.describe();
   EXPECT_NE(m.err.find("16 lines (0 rejected), 7 templates -> 1 formats"), std::string::npos) << m.describe();
   const std::string bank = read_file(dir.file("my.bank"));
-  EXPECT_NE(bank.find("# 10 lines, 5 templates\nMailbox %s: opened by the web client of this account\n"),
+  EXPECT_NE(bank.find("# 10 lines, 5 templates; words: Archive: Drafts: Newsletters: Receipts: (5 in all)\n"
+                      "Mailbox %s: opened by the web client of this account\n"),
             std::string::npos)
       << bank;
   EXPECT_EQ(bank.find("payments is %s"), std::string::npos) << bank;

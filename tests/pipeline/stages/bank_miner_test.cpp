@@ -28,6 +28,9 @@ TEST(BankMiner, AWordPositionWithManyValuesBecomesASlot) {
   EXPECT_EQ(fs[0].format, "USER %s: Login successful from host %s port %s");  // the ':' all three have stays
   EXPECT_EQ(fs[0].lines, 10u);
   EXPECT_EQ(fs[0].templates, 3u);
+  ASSERT_EQ(fs[0].slots.size(), 1u);  // the user; the <*> of the sample were no words
+  EXPECT_EQ(fs[0].slots[0].examples, (std::vector<std::string>{"li.wei:", "ravi.kumar:", "svc-backup:"}));
+  EXPECT_EQ(fs[0].slots[0].values, 3u);
   EXPECT_EQ(m.lines(), 14u);
   EXPECT_EQ(m.templates(), 4u);
 }
@@ -82,7 +85,9 @@ TEST(BankMiner, KeepsBlanksEscapesPercentAndWritesSlotsForMaskedValues) {
   EXPECT_EQ(fs[0].format, "quota  100%% for %s:\t%s used");
   const std::string bank = BankMiner::bank_text(fs, o, m.lines(), m.templates());
   EXPECT_EQ(bank.rfind("# logsift format bank, mined by `logsift mine` (mine-v1", 0), 0u) << bank;
-  EXPECT_NE(bank.find("# 3 lines, 3 templates\nquota  100%% for %s:\\t%s used\n"), std::string::npos) << bank;
+  EXPECT_NE(bank.find("# 3 lines, 3 templates; words: (carol): alice: bob:\nquota  100%% for %s:\\t%s used\n"),
+            std::string::npos)
+      << bank;
 }
 
 TEST(BankMiner, LeavesOutFormatsTheBankWouldSkip) {
@@ -104,6 +109,20 @@ TEST(BankMiner, TheResultDoesNotDependOnTheOrderOfTheSample) {
   const auto fa = a.mine({0.7, 3}), fb = b.mine({0.7, 3});
   EXPECT_EQ(texts(fa), texts(fb));
   EXPECT_FALSE(fa.empty());
+}
+
+TEST(BankMiner, ItsCommentNamesAFewWordsOfEachSlot) {
+  BankMiner m;
+  for (const char* q : {"orders", "billing", "audit", "mail", "refunds", "events"})
+    m.add(std::string("consumer group lagging on queue ") + q + " behind the producer", 1);
+  const auto fs = m.mine();
+  ASSERT_EQ(fs.size(), 1u);
+  const std::string bank = BankMiner::bank_text(fs, {}, m.lines(), m.templates());
+  // Most frequent first, ties by text: all six have one line.
+  EXPECT_NE(bank.find("# 6 lines, 6 templates; words: audit billing events mail (6 in all)\n"
+                      "consumer group lagging on queue %s behind the producer\n"),
+            std::string::npos)
+      << bank;
 }
 
 TEST(BankMiner, RejectsOptionsOutOfRange) {
