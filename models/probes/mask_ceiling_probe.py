@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import argparse
 import collections
-import csv
 import json
 import os
 import re
@@ -40,6 +39,8 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
+sys.path.insert(0, os.path.join(REPO, "models", "training"))
+from loghub import find_logsift, labelled_rows, write_labelled_set  # noqa: E402
 
 SHAPES = [  # first match wins
     ("digits", re.compile(r".*\d.*")),
@@ -68,35 +69,10 @@ def value_spans(template: str, content: str):
     return [m.span(i) for i in range(1, len(parts)) if m.end(i) > m.start(i)]
 
 
-def load_sets(root: str):
-    with open(os.path.join(root, "datasets.json"), encoding="utf-8") as f:
-        spec = json.load(f)
-    out = {}
-    for name, v in spec.items():
-        with open(os.path.join(root, v["truth"]), newline="", encoding="utf-8") as f:
-            out[name] = list(csv.DictReader(f))
-    return out
-
-
 def eval_json(binary: str, root: str, extra: list[str]) -> dict:
     res = subprocess.run([binary, "eval", root, "--json", "--explain", "0"] + extra,
                          capture_output=True, text=True, check=True)
     return json.loads(res.stdout)
-
-
-def write_oracle(sets, dst: str) -> None:
-    spec = {}
-    for name, rows in sets.items():
-        path = os.path.join(dst, name + ".csv")
-        with open(path, "w", newline="", encoding="utf-8") as f:
-            w = csv.DictWriter(f, fieldnames=["LineId", "Content", "EventId", "EventTemplate"])
-            w.writeheader()
-            for i, r in enumerate(rows):
-                w.writerow({"LineId": r.get("LineId", i + 1), "Content": r["EventTemplate"],
-                            "EventId": r["EventId"], "EventTemplate": r["EventTemplate"]})
-        spec[name] = {"truth": name + ".csv"}
-    with open(os.path.join(dst, "datasets.json"), "w", encoding="utf-8") as f:
-        json.dump(spec, f)
 
 
 def word_counts(binary: str, sets, extra: list[str], examples: int):
@@ -138,17 +114,19 @@ def word_counts(binary: str, sets, extra: list[str], examples: int):
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("dir")
-    ap.add_argument("--bin", default=os.path.join(REPO, "build", "logsift"))
+    ap.add_argument("--bin", default=find_logsift() or os.path.join(REPO, "build", "logsift"))
     ap.add_argument("--top", type=int, default=15, help="(set, shape) rows listed per direction")
     ap.add_argument("--examples", type=int, default=5)
     ap.add_argument("--min-ceiling", type=float, default=0.0)
     ap.add_argument("extra", nargs="*", help="options passed to logsift eval and cluster (after --)")
     args = ap.parse_args()
-    sets = load_sets(args.dir)
+    sets = labelled_rows(args.dir)
 
     real = eval_json(args.bin, args.dir, args.extra)
     with tempfile.TemporaryDirectory(prefix="mask_ceiling.") as tmp:
-        write_oracle(sets, tmp)
+        # Each line's content is its own true template (its values already <*>).
+        write_labelled_set(tmp, {name: [(r["EventTemplate"], r["EventTemplate"]) for r in rows]
+                                 for name, rows in sets.items()})
         ceil = eval_json(args.bin, tmp, args.extra)
     print("%-14s %7s %9s   %7s %9s" % ("set", "GA", "GA(tmpl)", "ceiling", "(tmpl)"))
     for name in sets:

@@ -47,6 +47,20 @@ def labelled_set_systems(root: str, only: str = "") -> List[str]:
     return [x for x in sorted(meta) if not picked or x in picked]
 
 
+def labelled_rows(root: str) -> Dict[str, List[Dict[str, str]]]:
+    """Each system's rows (the structured csv as dicts: Content, EventTemplate, ...) of a set in the
+    datasets.json layout, in the order datasets.json names them."""
+    import csv
+
+    with open(os.path.join(root, "datasets.json"), encoding="utf-8") as f:
+        names = list(json.load(f))
+    out = {}
+    for name in names:
+        with open(loghub_csv_path(root, name), newline="", encoding="utf-8") as f:
+            out[name] = list(csv.DictReader(f))
+    return out
+
+
 def write_labelled_set(root: str, systems: Dict[str, Sequence[Tuple[str, str]]]) -> None:
     """Write a small set in the datasets.json layout: {system: [(content, template), ...]} (the tests'
     fixture; one EventId per distinct template)."""

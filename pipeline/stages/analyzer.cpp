@@ -134,9 +134,10 @@ void Analyzer::finish_template(Record& r, Batch& b) {
   if (slot_rules_ != kSlotRulesOff) apply_slot_rules(r.text, toks, kept_keys_, slot_rules_);
   render_template_into(r.text, toks, &text);
   if (r.format >= 0) {
-    std::string tail = bank_->render(static_cast<uint32_t>(r.format));
-    const bool both = text.size() >= 3 && text.compare(text.size() - 3, 3, "<*>") == 0 && tail.rfind("<*>", 0) == 0;
-    text.append(tail, both ? 3 : 0);
+    // The format's text after the prefix's; a "<*>" on both sides of the seam is one.
+    const size_t seam = text.size();
+    bank_->render_into(static_cast<uint32_t>(r.format), &text);
+    if (seam >= 3 && text.compare(seam - 3, 3, "<*>") == 0 && text.compare(seam, 3, "<*>") == 0) text.erase(seam, 3);
   }
   const uint64_t tid = lsh::stable_hash64(text);
   const bool cacheable = line_cacheable(r.text);

@@ -58,43 +58,35 @@ Affix common_affix(const std::vector<const Tmpl*>& ms, size_t i) {
   return {p, q};
 }
 
-void append_literal(std::string_view s, std::string* out, int* literal_chars) {
-  for (char c : s) {
-    if (c == '%') *out += '%';
-    if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) ++*literal_chars;
-    *out += c;
+// Literal text of a format: '%' as "%%", each <*> as %s.
+void append_literal(std::string_view s, std::string* out) {
+  for (size_t k = 0; k < s.size();) {
+    if (s.compare(k, kWild.size(), kWild) == 0) {
+      *out += "%s";
+      k += kWild.size();
+      continue;
+    }
+    if (s[k] == '%') *out += '%';
+    *out += s[k++];
   }
 }
 
 // The member's text with each slot token (less the punctuation all members
 // share around it) and each <*> as %s, '%' as "%%".
-std::string format_of(const Tmpl& t, const std::vector<bool>& slot, const std::vector<Affix>& affix,
-                      int* literal_chars) {
+std::string format_of(const Tmpl& t, const std::vector<bool>& slot, const std::vector<Affix>& affix) {
   std::string out;
   const char* base = t.text.data();
   size_t pos = 0;
-  *literal_chars = 0;
   for (size_t i = 0; i < t.toks.size(); ++i) {
     const size_t at = static_cast<size_t>(t.toks[i].data() - base);
     out.append(t.text.substr(pos, at - pos));  // the blanks between tokens, as they were
+    std::string_view tok = t.toks[i];
     if (slot[i]) {
-      std::string_view tok = t.toks[i];
-      append_literal(tok.substr(0, affix[i].prefix), &out, literal_chars);
+      append_literal(tok.substr(0, affix[i].prefix), &out);
       out += "%s";
-      append_literal(tok.substr(tok.size() - affix[i].suffix), &out, literal_chars);
+      append_literal(tok.substr(tok.size() - affix[i].suffix), &out);
     } else {
-      std::string_view tok = t.toks[i];
-      for (size_t k = 0; k < tok.size();) {
-        if (tok.compare(k, kWild.size(), kWild) == 0) {
-          out += "%s";
-          k += kWild.size();
-          continue;
-        }
-        const char c = tok[k++];
-        if (c == '%') out += '%';
-        if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) ++*literal_chars;
-        out += c;
-      }
+      append_literal(tok, &out);
     }
     pos = at + t.toks[i].size();
   }
@@ -223,11 +215,9 @@ std::vector<MinedFormat> BankMiner::mine(const MineOptions& o) const {
           if (slot[i]) affix[i] = common_affix(ms, i);
         }
         if (!varies) continue;  // the same tokens, other blanks: nothing to learn
-        int literal = 0;
-        std::string f = format_of(*ms[0], slot, affix, &literal);
+        std::string f = format_of(*ms[0], slot, affix);
         FormatBank::Format parsed;  // the bank's own reading: what it would skip, the miner leaves out
-        if (literal < FormatBank::kMinLiteral || !FormatBank::parse(f, &parsed) ||
-            parsed.literal_chars < static_cast<uint32_t>(FormatBank::kMinLiteral))
+        if (!FormatBank::parse(f, &parsed) || parsed.literal_chars < static_cast<uint32_t>(FormatBank::kMinLiteral))
           continue;
         auto& mf = found[f];
         if (mf.format.empty()) {  // the first part that gives this format names its slots' words

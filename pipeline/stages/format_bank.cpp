@@ -317,13 +317,18 @@ std::optional<FormatBank::Match> FormatBank::match(std::string_view line) const 
 }
 
 std::string FormatBank::render(uint32_t format) const {
-  const Format& f = formats_[format];
-  std::string out = f.literals[0];
-  for (size_t i = 0; i < f.slots.size(); ++i) {
-    out += "<*>";
-    out += f.literals[i + 1];
-  }
+  std::string out;
+  render_into(format, &out);
   return out;
+}
+
+void FormatBank::render_into(uint32_t format, std::string* out) const {
+  const Format& f = formats_[format];
+  *out += f.literals[0];
+  for (size_t i = 0; i < f.slots.size(); ++i) {
+    *out += "<*>";
+    *out += f.literals[i + 1];
+  }
 }
 
 }  // namespace logsift

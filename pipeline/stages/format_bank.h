@@ -89,6 +89,8 @@ class FormatBank {
 
   // The template text of a match's format part: literals, each slot "<*>".
   std::string render(uint32_t format) const;
+  // The same, appended to *out (the analyzer's path: no string of its own).
+  void render_into(uint32_t format, std::string* out) const;
 
   const std::vector<Format>& formats() const { return formats_; }
   size_t size() const { return formats_.size(); }

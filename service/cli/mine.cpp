@@ -89,7 +89,8 @@ const Command kMine = {"mine", "write a format bank mined from a sample of your 
     "only with K or more distinct words (--min-values, default 3: \"started\"/\"stopped\" stay\n"
     "two statements). Rule mine-v1, pipeline/stages/bank_miner.h. The bank is written to BANK\n"
     "(default: standard output), a comment above each format saying how many sample lines it\n"
-    "joins: review it, then serve it on every replica with format_bank: BANK.\n",
+    "joins and which words its slots took: review it, then serve it on every replica with\n"
+    "format_bank: BANK.\n",
     true, {}, {"out", "similarity", "min-values"}, &cmd_mine};
 
 }  // namespace logsift::cli

@@ -29,6 +29,7 @@ import os
 import random
 import subprocess
 import sys
+from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
@@ -277,43 +278,60 @@ def _random_value(rng: random.Random) -> str:
     return rng.choice([name, name.upper(), name + "-<*>", name + "_<*>"])
 
 
-# Word-like values left in a slot (train.py --leak): the share of views with
-# one, and the value source. "v1" is log-encoder-v1's recipe (_random_value);
-# "wide" draws names of real-software shapes and any word of the word pool.
-LEAK = {"p": 0.2, "mode": "v1", "pool": []}
+@dataclass(frozen=True)
+class Leak:
+    """Word-like values left in a slot (train.py --leak): the share of views
+    with one, and their source. "v1" is log-encoder-v1's recipe
+    (_random_value); "wide" (wide_value) draws names of real-software shapes
+    and any word of `pool` (the word pool)."""
+    p: float = 0.2
+    mode: str = "v1"
+    pool: Tuple[str, ...] = ()
+    # second halves of first.last-style names: the pool and the surnames, built once
+    name_tails: Tuple[str, ...] = ()
+
+    @staticmethod
+    def of(p: float, mode: str, pool: Sequence[str]) -> "Leak":
+        words = tuple(pool) or tuple(synthlog.USER_NAMES)
+        return Leak(p, mode, words, words + tuple(synthlog.SURNAMES))
+
+    def value(self, rng: random.Random) -> str:
+        return _random_value(rng) if self.mode == "v1" else self.wide_value(rng)
+
+    def wide_value(self, rng: random.Random) -> str:
+        """A value a denoiser may leave in place: a word or a name, in the shapes
+        real programs print (user and host names, queue and mailbox names,
+        enum-like words), not only the v1 list of user names."""
+        pool = self.pool
+        k = rng.random()
+        w = rng.choice(pool)
+        if k < 0.3:
+            return w.lower()
+        if k < 0.4:
+            return w.capitalize()
+        if k < 0.45:
+            return w.upper()
+        if k < 0.7:
+            a, b = rng.choice(synthlog.USER_NAMES), rng.choice(self.name_tails)
+            return a + rng.choice([".", "_", "-"]) + b.lower()
+        if k < 0.8:
+            return "%s.%s.%s" % (w.lower(), rng.choice(pool).lower(),
+                                 rng.choice(["internal", "local", "example", "lan", "org", "com"]))
+        if k < 0.9:
+            return rng.choice(synthlog.USER_NAMES) + rng.choice(["-", "_", ""]) + str(rng.randint(0, 99))
+        return _random_value(rng)
 
 
-def _wide_value(rng: random.Random) -> str:
-    """A value a denoiser may leave in place: a word or a name, in the shapes
-    real programs print (user and host names, queue and mailbox names, enum-like
-    words), not only the v1 list of user names."""
-    pool = LEAK["pool"] or list(synthlog.USER_NAMES)
-    k = rng.random()
-    w = rng.choice(pool)
-    if k < 0.3:
-        return w.lower()
-    if k < 0.4:
-        return w.capitalize()
-    if k < 0.45:
-        return w.upper()
-    if k < 0.7:
-        a, b = rng.choice(synthlog.USER_NAMES), rng.choice(pool + list(synthlog.SURNAMES))
-        return a + rng.choice([".", "_", "-"]) + b.lower()
-    if k < 0.8:
-        return "%s.%s.%s" % (w.lower(), rng.choice(pool).lower(), rng.choice(["internal", "local", "example", "lan", "org", "com"]))
-    if k < 0.9:
-        return rng.choice(synthlog.USER_NAMES) + rng.choice(["-", "_", ""]) + str(rng.randint(0, 99))
-    return _random_value(rng)
+V1_LEAK = Leak()
 
 
-def augment(text: str, rng: random.Random) -> str:
+def augment(text: str, rng: random.Random, leak: Leak = V1_LEAK) -> str:
     """One positive view of a template: changes that keep the event."""
     t = text
-    if rng.random() < LEAK["p"] and "<*>" in t:
+    if rng.random() < leak.p and "<*>" in t:
         parts = t.split("<*>")
         i = rng.randrange(len(parts) - 1)
-        value = _random_value(rng) if LEAK["mode"] == "v1" else _wide_value(rng)
-        t = "<*>".join(parts[: i + 1]) + value + "<*>".join(parts[i + 1:])
+        t = "<*>".join(parts[: i + 1]) + leak.value(rng) + "<*>".join(parts[i + 1:])
     if rng.random() < 0.3:
         cause = rng.choice(AUGMENT_CAUSES)
         if rng.random() < 0.3:
@@ -356,6 +374,6 @@ def augment(text: str, rng: random.Random) -> str:
     return t
 
 
-def view(k: Klass, rng: random.Random) -> str:
+def view(k: Klass, rng: random.Random, leak: Leak = V1_LEAK) -> str:
     base = k.texts[0] if len(k.texts) == 1 or rng.random() < 0.4 else rng.choice(k.texts[1:])
-    return augment(base, rng)
+    return augment(base, rng, leak)

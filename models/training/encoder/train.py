@@ -174,7 +174,7 @@ def main() -> None:
     if args.harvest_classes:
         hv = data.harvest_classes(binary=binary, n=200 if args.tiny else max(0, args.harvest_classes))
     pool = data.word_pool(lh + sy + hv)
-    data.LEAK.update(p=args.leak, mode=args.leak_values, pool=pool)
+    leak = data.Leak.of(args.leak, args.leak_values, pool)
     corpus = [t for k in lh + sy + hv for t in k.texts] + data.AUGMENT_CAUSES + data.QUALIFIERS + pool
     corpus += [p + "X" for p in data.PACKAGES]
     vocab = build_vocab(corpus, max_words=args.vocab_words)
@@ -252,8 +252,8 @@ def main() -> None:
                 keys.add(kk)
                 uniq.append(k)
         batch = uniq
-        v1 = [data.view(k, rng) for k in batch]
-        v2 = [data.view(k, rng) for k in batch]
+        v1 = [data.view(k, rng, leak) for k in batch]
+        v2 = [data.view(k, rng, leak) for k in batch]
         ids1, m1 = pad_batch(enc.ids(v1), wp.pad)
         ids2, m2 = pad_batch(enc.ids(v2), wp.pad)
         z1, z2 = model.codes(ids1, m1), model.codes(ids2, m2)
