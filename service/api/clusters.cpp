@@ -1,12 +1,14 @@
 // GET /clusters, /clusters/{id}, /clusters/{id}/series
 #include "service/api/routes.h"
 
+#include <charconv>
 #include <stdexcept>
 #include <unordered_set>
 
 #include "lsh/lsh.h"
 #include "pipeline/core/structured.h"  // ascii_lower
 #include "pipeline/core/time.h"
+#include "pipeline/stages/bank_miner.h"
 #include "pipeline/store/catalog.h"
 
 namespace logsift::api {
@@ -95,6 +97,75 @@ HttpResponse handle_clusters(ServerContext& ctx, const HttpRequest& req, const T
   if (!label.first.empty()) out["label"] = *t.get("label");
   if (!q.empty()) out["q"] = q;
   return json_response(req, http::status::ok, out);
+}
+
+HttpResponse handle_mined_bank(ServerContext& ctx, const HttpRequest& req, const Target& t) {
+  if (!ctx.catalog) return json_response(req, http::status::not_found, {{"error", "no catalog"}});
+  auto bad = [&](const std::string& why) {
+    return error_response(req.version(), req.keep_alive(), http::status::bad_request, Reject::kBadRequest, why);
+  };
+  MineOptions opts;
+  if (auto* v = t.get("similarity")) {
+    double d = 0;
+    const char* end = v->data() + v->size();
+    auto [p, ec] = std::from_chars(v->data(), end, d);
+    if (v->empty() || ec != std::errc() || p != end || !(d > 0 && d <= 1))
+      return bad("'similarity' must be a number in (0, 1]");
+    opts.similarity = d;
+  }
+  if (auto* v = t.get("min_values")) {
+    int64_t k = 0;
+    if (!parse_int_param(*v, 2, 1000, &k)) return bad("'min_values' must be an integer in [2, 1000]");
+    opts.min_values = static_cast<int>(k);
+  }
+  int64_t max_clusters = 100000;
+  if (auto* v = t.get("max_clusters"); v && !parse_int_param(*v, 1, 1000000, &max_clusters))
+    return bad("'max_clusters' must be an integer in [1, 1000000]");
+  const std::string q = t.get("q") ? *t.get("q") : "";
+  if (q.size() > 1024) return bad("'q' must be at most 1024 bytes");
+  std::pair<std::string, std::string> label;
+  if (auto* l = t.get("label")) {
+    const size_t colon = l->find(':');
+    if (colon == std::string::npos || colon == 0 || l->size() > 2048)
+      return bad("'label' must be KEY:VALUE, e.g. service:checkout");
+    label = {l->substr(0, colon), l->substr(colon + 1)};
+  }
+  // The catalog's clusters, most counted first, a page at a time: each
+  // cluster's template with its count is what `logsift mine` would have
+  // seen from every line the service clustered. Under traffic a page may
+  // shift by a row; a cluster read twice is read once.
+  BankMiner miner;
+  std::unordered_set<std::string> seen;
+  int64_t read = 0, total = 0;
+  constexpr int64_t kPage = 1000;
+  for (int64_t offset = 0; read < max_clusters;) {
+    const int64_t want = std::min(kPage, max_clusters - read);
+    const json page = ctx.catalog->list(want, offset, "count", q, label);
+    total = page.value("total", int64_t{0});
+    const auto& rows = page.at("clusters");
+    for (const auto& row : rows) {
+      if (!seen.insert(row.value("cluster_id", std::string())).second) continue;
+      miner.add(row.value("template", std::string()), row.value("count", uint64_t{1}));
+      ++read;
+    }
+    offset += static_cast<int64_t>(rows.size());
+    if (static_cast<int64_t>(rows.size()) < want) break;  // the last page
+  }
+  const auto formats = miner.mine(opts);
+  // A comment is one line: a line break in the query would start a format.
+  auto one_line = [](std::string s) {
+    for (char& c : s)
+      if (c == '\n' || c == '\r') c = ' ';
+    return s;
+  };
+  std::string text = "# mined from the catalog: the " + std::to_string(read) + " most counted clusters of " +
+                     std::to_string(total) + (q.empty() ? "" : one_line(", template containing '" + q + "'")) +
+                     (label.first.empty() ? "" : one_line(", label " + label.first + ":" + label.second)) + "\n";
+  text += BankMiner::bank_text(formats, opts, miner.lines(), miner.templates());
+  auto res = make_response(req.version(), req.keep_alive(), http::status::ok, std::move(text),
+                           "text/plain; charset=utf-8");
+  res.set("X-Logsift-Formats", std::to_string(formats.size()));
+  return res;
 }
 
 HttpResponse handle_cluster(ServerContext& ctx, const HttpRequest& req, std::string_view id_text) {

@@ -113,6 +113,8 @@ void handle_http_request(ServerContext& ctx, AnyExecutor ex, HttpRequest&& req, 
       if (only(http::verb::get)) respond(json_response(req, http::status::ok, ctx.pipeline->info()));
     } else if (t.path == "/clusters") {
       if (only(http::verb::get)) respond(handle_clusters(ctx, req, t));
+    } else if (t.path == "/clusters/mined-bank") {
+      if (only(http::verb::get)) respond(handle_mined_bank(ctx, req, t));
     } else if (t.path.size() > 17 && t.path.starts_with("/clusters/") && t.path.ends_with("/series")) {
       // "/clusters/" + id + "/series": the id is what lies between.
       std::string_view id = std::string_view(t.path).substr(10, t.path.size() - 10 - 7);

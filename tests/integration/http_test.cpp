@@ -783,6 +783,83 @@ TEST(HttpClusters, PaginationSortedByCount) {
   EXPECT_TRUE(e.clean()) << e.describe() << "\n" << server.log_text();
 }
 
+// --- GET /clusters/mined-bank: `logsift mine` over the catalog ---
+
+TEST(HttpClusters, MinedBankFromTheCatalogJoinsAStatementsWordValues) {
+  ServerProcess server;
+  ASSERT_TRUE(server.start_ready());
+  const int port = server.http_port();
+  // The lines of Cli.MineWritesABankThatJoinsAStatementsWordValues, sent to
+  // the service instead of written to a sample file.
+  std::vector<std::string> texts;
+  for (const char* box : {"Newsletters", "Archive", "Drafts", "Receipts", "Travel"})
+    texts.insert(texts.end(), 2, std::string("Mailbox ") + box + ": opened by the web client of this account");
+  for (const char* s : {"healthy", "unhealthy"})
+    texts.insert(texts.end(), 3, std::string("Service payments is ") + s + " after the last probe of the day");
+  HttpResponse posted = post_json(port, json{{"texts", texts}});
+  ASSERT_EQ(posted.status, 200) << posted.describe();
+  std::set<std::string> mailbox_ids;
+  for (size_t i = 0; i < 10; ++i) mailbox_ids.insert(posted.json_body()["results"][i].value("cluster_id", ""));
+  // The test's premise: without a bank the model keeps the mailbox names.
+  ASSERT_GT(mailbox_ids.size(), 2u) << posted.describe();
+  const size_t clusters = mailbox_ids.size() + 2;
+
+  HttpResponse r = http_get(port, "/clusters/mined-bank");
+  ASSERT_EQ(r.status, 200) << r.describe();
+  EXPECT_EQ(r.header("content-type"), "text/plain; charset=utf-8");
+  EXPECT_EQ(r.header("x-logsift-formats"), "1") << r.describe();
+  const std::string n = std::to_string(clusters);
+  EXPECT_EQ(r.body.rfind("# mined from the catalog: the " + n + " most counted clusters of " + n + "\n", 0), 0u)
+      << r.body;
+  EXPECT_NE(r.body.find("# from 16 sample lines, " + n + " templates: 1 formats."), std::string::npos) << r.body;
+  EXPECT_NE(r.body.find("Mailbox %s: opened by the web client of this account\n"), std::string::npos) << r.body;
+  EXPECT_EQ(r.body.find("payments is %s"), std::string::npos) << r.body;
+  // Two values of one place are not enough at the default (3); at 2 they are.
+  HttpResponse two = http_get(port, "/clusters/mined-bank?min_values=2&q=payments");
+  ASSERT_EQ(two.status, 200) << two.describe();
+  EXPECT_EQ(two.header("x-logsift-formats"), "1") << two.body;
+  EXPECT_NE(two.body.find("Service payments is %s after the last probe of the day\n"), std::string::npos)
+      << two.body;
+  EXPECT_NE(two.body.find("clusters of 2, template containing 'payments'\n"), std::string::npos) << two.body;
+  // A bound on the clusters read: the 2 most counted are the two service
+  // lines (3 each), which alone make no format.
+  HttpResponse top = http_get(port, "/clusters/mined-bank?max_clusters=2");
+  ASSERT_EQ(top.status, 200) << top.describe();
+  EXPECT_EQ(top.header("x-logsift-formats"), "0") << top.body;
+  EXPECT_EQ(top.body.rfind("# mined from the catalog: the 2 most counted clusters of " + n + "\n", 0), 0u)
+      << top.body;
+
+  // Served as format_bank, the bank gives later lines of the statement one id.
+  TempDir dir("logsift-mined-bank-");
+  dir.write_file("mined.bank", r.body);
+  std::string later;
+  for (const char* box : {"Projects", "Family", "Invoices", "Archive"})
+    later += std::string("Mailbox ") + box + ": opened by the web client of this account\n";
+  for (const char* s : {"healthy", "unhealthy"})
+    later += std::string("Service payments is ") + s + " after the last probe of the day\n";
+  RunResult c = run_logsift({"cluster", "-", "--format-bank", dir.file("mined.bank")}, later);
+  ASSERT_TRUE(c.exit.clean()) << c.describe();
+  std::vector<std::string> ids;
+  std::istringstream out(c.out);
+  for (std::string line; std::getline(out, line);) ids.push_back(json::parse(line).value("cluster_id", ""));
+  ASSERT_EQ(ids.size(), 6u) << c.out;
+  EXPECT_EQ(std::set<std::string>(ids.begin(), ids.begin() + 4).size(), 1u) << c.out;
+  EXPECT_NE(ids[4], ids[5]);  // healthy / unhealthy
+  EXPECT_NE(ids[0], ids[4]);
+
+  // Bad parameters: 400 with a JSON reason; only GET.
+  for (const char* q : {"similarity=0", "similarity=1.5", "similarity=high", "similarity=", "min_values=1",
+                        "min_values=x", "max_clusters=0", "max_clusters=2000000", "label=nocolon"}) {
+    HttpResponse bad = http_get(port, std::string("/clusters/mined-bank?") + q);
+    EXPECT_TRUE(is_json_error(bad, 400)) << q << ": " << bad.describe();
+  }
+  EXPECT_TRUE(is_json_error(http_get(port, "/clusters/mined-bank?q=" + std::string(1025, 'a')), 400));
+  EXPECT_EQ(http_request(port, "POST", "/clusters/mined-bank", "{}").status, 405);
+  EXPECT_TRUE(server_healthy(port));
+  ProcessExit e = server.stop();
+  EXPECT_TRUE(e.clean()) << e.describe() << "\n" << server.log_text();
+}
+
 // --- defaults: a server without limit flags ---
 
 TEST(HttpDefaults, DefaultLineAndBodyLimits) {

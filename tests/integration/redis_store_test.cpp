@@ -139,6 +139,16 @@ TEST(RedisStore, ThreeReplicasShareOneCatalogAndAlertEachNewClusterOnce) {
     ASSERT_TRUE(other);
     EXPECT_EQ(*other, *first) << "replica " << i << " lists another catalog";
   }
+  // A bank mined from the shared catalog is the same whichever replica mines it.
+  auto mined0 = http_get(replicas[0]->http_port(), "/clusters/mined-bank");
+  auto mined2 = http_get(replicas[2]->http_port(), "/clusters/mined-bank");
+  ASSERT_EQ(mined0.status, 200) << mined0.describe();
+  ASSERT_EQ(mined2.status, 200) << mined2.describe();
+  const std::string n = std::to_string(ids.size());
+  EXPECT_EQ(mined0.body.rfind("# mined from the catalog: the " + n + " most counted clusters of " + n + "\n", 0), 0u)
+      << mined0.body;
+  EXPECT_NE(mined0.body.find("# from " + std::to_string(sent) + " sample lines"), std::string::npos) << mined0.body;
+  EXPECT_EQ(mined0.body, mined2.body);
   auto one = http_get(replicas[2]->http_port(), "/clusters/" + id_of[0]);
   ASSERT_EQ(one.status, 200) << one.describe();
   EXPECT_EQ(one.json_body()["count"], kValues + 3);
