@@ -138,24 +138,36 @@ std::vector<MinedFormat> BankMiner::mine(const MineOptions& o) const {
     std::vector<uint32_t> wild_first;  // sorted
     std::vector<uint32_t> cand;
     const std::vector<uint32_t> none;
+    // The most differing positions a join allows: eq >= similarity * n.
+    size_t max_miss = 0;
+    while (max_miss < n && static_cast<double>(n - max_miss - 1) + 1e-9 >= o.similarity * static_cast<double>(n))
+      ++max_miss;
     for (const Tmpl* t : items) {
       const std::string_view t0 = t->toks[0];
       cand.clear();
       if (t0 == kWild) {
-        for (uint32_t k = 0; k < clusters.size(); ++k) cand.push_back(k);
+        for (uint32_t k = 0; k < clusters.size() && k < kMaxCandidates; ++k) cand.push_back(k);
       } else {
         auto it = by_first.find(t0);
         const auto& same = it == by_first.end() ? none : it->second;
         std::merge(same.begin(), same.end(), wild_first.begin(), wild_first.end(), std::back_inserter(cand));
         cand.erase(std::unique(cand.begin(), cand.end()), cand.end());
+        if (cand.size() > kMaxCandidates) cand.resize(kMaxCandidates);  // the earliest (most frequent) clusters
       }
       uint32_t best = 0;
       size_t best_eq = 0;
       bool found = false;
       for (uint32_t k : cand) {
         const auto& p = clusters[k].pattern;
-        size_t eq = 0;
-        for (size_t i = 0; i < n; ++i) eq += p[i] == kWild || p[i] == t->toks[i];
+        // A candidate is dropped at its first mismatch past what the
+        // similarity allows (most candidates of a large group fail early).
+        size_t eq = 0, miss = 0;
+        for (size_t i = 0; i < n && miss <= max_miss; ++i) {
+          const bool same = p[i] == kWild || p[i] == t->toks[i];
+          eq += same;
+          miss += !same;
+        }
+        if (miss > max_miss) continue;
         if (static_cast<double>(eq) + 1e-9 >= o.similarity * static_cast<double>(n) && (!found || eq > best_eq)) {
           best = k;
           best_eq = eq;
@@ -163,6 +175,8 @@ std::vector<MinedFormat> BankMiner::mine(const MineOptions& o) const {
         }
       }
       if (!found) {
+        // A full group leaves a template that joins none of its clusters alone.
+        if (t0 == kWild ? clusters.size() >= kMaxCandidates : by_first[t0].size() >= kMaxCandidates) continue;
         const auto k = static_cast<uint32_t>(clusters.size());
         clusters.push_back({t->toks, {t}});
         if (t0 == kWild) {

@@ -5,11 +5,15 @@
 #include <stdexcept>
 #include <unordered_set>
 
+#include <spdlog/spdlog.h>
+
 #include "lsh/lsh.h"
 #include "pipeline/core/structured.h"  // ascii_lower
 #include "pipeline/core/time.h"
 #include "pipeline/stages/bank_miner.h"
 #include "pipeline/store/catalog.h"
+#include "pipeline/store/redis.h"
+#include "service/net/background_work.h"
 
 namespace logsift::api {
 
@@ -99,10 +103,12 @@ HttpResponse handle_clusters(ServerContext& ctx, const HttpRequest& req, const T
   return json_response(req, http::status::ok, out);
 }
 
-HttpResponse handle_mined_bank(ServerContext& ctx, const HttpRequest& req, const Target& t) {
-  if (!ctx.catalog) return json_response(req, http::status::not_found, {{"error", "no catalog"}});
+void handle_mined_bank(ServerContext& ctx, const HttpRequest& req, const Target& t, Responder respond) {
+  if (!ctx.catalog) return respond(json_response(req, http::status::not_found, {{"error", "no catalog"}}));
+  const unsigned version = req.version();
+  const bool keep_alive = req.keep_alive();
   auto bad = [&](const std::string& why) {
-    return error_response(req.version(), req.keep_alive(), http::status::bad_request, Reject::kBadRequest, why);
+    respond(error_response(version, keep_alive, http::status::bad_request, Reject::kBadRequest, why));
   };
   MineOptions opts;
   if (auto* v = t.get("similarity")) {
@@ -121,7 +127,7 @@ HttpResponse handle_mined_bank(ServerContext& ctx, const HttpRequest& req, const
   int64_t max_clusters = 100000;
   if (auto* v = t.get("max_clusters"); v && !parse_int_param(*v, 1, 1000000, &max_clusters))
     return bad("'max_clusters' must be an integer in [1, 1000000]");
-  const std::string q = t.get("q") ? *t.get("q") : "";
+  std::string q = t.get("q") ? *t.get("q") : "";
   if (q.size() > 1024) return bad("'q' must be at most 1024 bytes");
   std::pair<std::string, std::string> label;
   if (auto* l = t.get("label")) {
@@ -130,42 +136,65 @@ HttpResponse handle_mined_bank(ServerContext& ctx, const HttpRequest& req, const
       return bad("'label' must be KEY:VALUE, e.g. service:checkout");
     label = {l->substr(0, colon), l->substr(colon + 1)};
   }
-  // The catalog's clusters, most counted first, a page at a time: each
-  // cluster's template with its count is what `logsift mine` would have
-  // seen from every line the service clustered. Under traffic a page may
-  // shift by a row; a cluster read twice is read once.
-  BankMiner miner;
-  std::unordered_set<std::string> seen;
-  int64_t read = 0, total = 0;
-  constexpr int64_t kPage = 1000;
-  for (int64_t offset = 0; read < max_clusters;) {
-    const int64_t want = std::min(kPage, max_clusters - read);
-    const json page = ctx.catalog->list(want, offset, "count", q, label);
-    total = page.value("total", int64_t{0});
-    const auto& rows = page.at("clusters");
-    for (const auto& row : rows) {
-      if (!seen.insert(row.value("cluster_id", std::string())).second) continue;
-      miner.add(row.value("template", std::string()), row.value("count", uint64_t{1}));
-      ++read;
+  // Reading and mining a large catalog takes seconds: off the io threads,
+  // one request at a time (service/net/background_work.h).
+  Catalog* catalog = ctx.catalog;
+  auto job = [catalog, version, keep_alive, opts, max_clusters, q = std::move(q), label = std::move(label),
+              respond]() {
+    try {
+      // The catalog's clusters, most counted first, a page at a time: each
+      // cluster's template with its count is what `logsift mine` would have
+      // seen from every line the service clustered. Under traffic a page may
+      // shift by a row; a cluster read twice is read once.
+      BankMiner miner;
+      std::unordered_set<std::string> seen;
+      int64_t read = 0, total = 0;
+      constexpr int64_t kPage = 1000;
+      for (int64_t offset = 0; read < max_clusters;) {
+        const int64_t want = std::min(kPage, max_clusters - read);
+        const json page = catalog->list(want, offset, "count", q, label);
+        total = page.value("total", int64_t{0});
+        const auto& rows = page.at("clusters");
+        for (const auto& row : rows) {
+          if (!seen.insert(row.value("cluster_id", std::string())).second) continue;
+          miner.add(row.value("template", std::string()), row.value("count", uint64_t{1}));
+          ++read;
+        }
+        offset += static_cast<int64_t>(rows.size());
+        if (static_cast<int64_t>(rows.size()) < want) break;  // the last page
+      }
+      const auto formats = miner.mine(opts);
+      // A comment is one line: a line break in the query would start a format.
+      auto one_line = [](std::string s) {
+        for (char& c : s)
+          if (c == '\n' || c == '\r') c = ' ';
+        return s;
+      };
+      std::string text = "# mined from the catalog: the " + std::to_string(read) + " most counted clusters of " +
+                         std::to_string(total) + (q.empty() ? "" : one_line(", template containing '" + q + "'")) +
+                         (label.first.empty() ? "" : one_line(", label " + label.first + ":" + label.second)) + "\n";
+      text += BankMiner::bank_text(formats, opts, miner.lines(), miner.templates());
+      auto res = make_response(version, keep_alive, http::status::ok, std::move(text), "text/plain; charset=utf-8");
+      res.set("X-Logsift-Formats", std::to_string(formats.size()));
+      respond(std::move(res));
+    } catch (const redis::Error& e) {
+      spdlog::warn("http GET /clusters/mined-bank: {}", e.what());
+      auto res = error_response(version, keep_alive, http::status::service_unavailable, Reject::kStoreUnavailable,
+                                "store unavailable: redis unreachable");
+      res.set(http::field::retry_after, "1");
+      respond(std::move(res));
+    } catch (const std::exception& e) {
+      spdlog::error("http GET /clusters/mined-bank: {}", e.what());
+      respond(error_response(version, keep_alive, http::status::internal_server_error, Reject::kStoreUnavailable,
+                             std::string("mining failed: ") + e.what()));
     }
-    offset += static_cast<int64_t>(rows.size());
-    if (static_cast<int64_t>(rows.size()) < want) break;  // the last page
-  }
-  const auto formats = miner.mine(opts);
-  // A comment is one line: a line break in the query would start a format.
-  auto one_line = [](std::string s) {
-    for (char& c : s)
-      if (c == '\n' || c == '\r') c = ' ';
-    return s;
   };
-  std::string text = "# mined from the catalog: the " + std::to_string(read) + " most counted clusters of " +
-                     std::to_string(total) + (q.empty() ? "" : one_line(", template containing '" + q + "'")) +
-                     (label.first.empty() ? "" : one_line(", label " + label.first + ":" + label.second)) + "\n";
-  text += BankMiner::bank_text(formats, opts, miner.lines(), miner.templates());
-  auto res = make_response(req.version(), req.keep_alive(), http::status::ok, std::move(text),
-                           "text/plain; charset=utf-8");
-  res.set("X-Logsift-Formats", std::to_string(formats.size()));
-  return res;
+  if (!ctx.background || !ctx.background->try_start(std::move(job))) {
+    auto res = error_response(version, keep_alive, http::status::too_many_requests, Reject::kOverloaded,
+                              "a bank is being mined already: retry when it is done");
+    res.set(http::field::retry_after, "1");
+    respond(std::move(res));
+  }
 }
 
 HttpResponse handle_cluster(ServerContext& ctx, const HttpRequest& req, std::string_view id_text) {

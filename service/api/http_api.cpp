@@ -114,7 +114,7 @@ void handle_http_request(ServerContext& ctx, AnyExecutor ex, HttpRequest&& req, 
     } else if (t.path == "/clusters") {
       if (only(http::verb::get)) respond(handle_clusters(ctx, req, t));
     } else if (t.path == "/clusters/mined-bank") {
-      if (only(http::verb::get)) respond(handle_mined_bank(ctx, req, t));
+      if (only(http::verb::get)) handle_mined_bank(ctx, req, t, respond);
     } else if (t.path.size() > 17 && t.path.starts_with("/clusters/") && t.path.ends_with("/series")) {
       // "/clusters/" + id + "/series": the id is what lies between.
       std::string_view id = std::string_view(t.path).substr(10, t.path.size() - 10 - 7);

@@ -38,8 +38,9 @@ HttpResponse handle_clusters(ServerContext& ctx, const HttpRequest& req, const T
 HttpResponse handle_cluster(ServerContext& ctx, const HttpRequest& req, std::string_view id_text);
 HttpResponse handle_series(ServerContext& ctx, const HttpRequest& req, std::string_view id_text, const Target& t);
 // GET /clusters/mined-bank: a format bank mined (pipeline/stages/bank_miner.h)
-// from the catalog's cluster templates and counts, as text/plain.
-HttpResponse handle_mined_bank(ServerContext& ctx, const HttpRequest& req, const Target& t);
+// from the catalog's cluster templates and counts, as text/plain; mined on
+// ctx.background (429 while another is), answered through `respond`.
+void handle_mined_bank(ServerContext& ctx, const HttpRequest& req, const Target& t, Responder respond);
 // /subscriptions and /subscriptions/{id} (`rest` is what follows the prefix)
 HttpResponse handle_subscriptions(ServerContext& ctx, const HttpRequest& req, std::string_view rest);
 // GET /alerts, POST /alerts/{id}/retry

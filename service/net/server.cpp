@@ -24,6 +24,7 @@
 #include "service/alerts/redis_alert_store.h"
 #include "service/alerts/delivery.h"
 #include "service/api/auth.h"
+#include "service/net/background_work.h"
 #include "service/net/http_session.h"
 #include "service/net/listener.h"
 #include "service/net/redis_queue.h"
@@ -63,6 +64,8 @@ int run_server(const Config& config) {
   std::unique_ptr<Pipeline> pipeline;
   std::unique_ptr<RedisWindows> windows;  // store: redis; stopped right after the pipeline
   std::unique_ptr<RedisQueueIngest> queue;  // redis_ingest_stream; stopped before the pipeline
+  // Declared after the catalog, so its job (which reads the catalog) is joined first.
+  BackgroundWork background;
   try {
     dir_lock = std::make_unique<DataDirLock>(config.data_dir);
     if (config.store == "redis")
@@ -103,6 +106,7 @@ int run_server(const Config& config) {
   ctx.pipeline = pipeline.get();
   ctx.alert_store = alert_store.get();
   ctx.alert_router = router.get();
+  ctx.background = &background;
 
   // Pending alerts left by an earlier run (even a kill -9) go out now.
   auto delivery = std::make_shared<DeliveryWorker>(ioc, *alert_store, config, address_policy);
@@ -201,6 +205,7 @@ int run_server(const Config& config) {
   work.reset();
   ioc.stop();
   for (auto& t : threads) t.join();
+  background.wait();
   catalog->checkpoint();
   spdlog::info("stopped: {} lines clustered", metrics().lines_clustered.get());
   return 0;

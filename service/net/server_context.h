@@ -17,6 +17,7 @@
 namespace logsift {
 
 class Catalog;
+class BackgroundWork;
 class AlertRouter;
 class AlertStore;
 
@@ -38,6 +39,7 @@ struct ServerContext {
   Catalog* catalog = nullptr;
   AlertRouter* alert_router = nullptr;
   AlertStore* alert_store = nullptr;
+  BackgroundWork* background = nullptr;  // slow admin jobs (service/net/background_work.h)
   std::atomic<bool> ready{false};
   std::atomic<bool> draining{false};
   std::atomic<int> connections{0};

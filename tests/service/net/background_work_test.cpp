@@ -1,0 +1,64 @@
+// BackgroundWork: one job at a time off the io threads (service/net/background_work.h).
+#include "service/net/background_work.h"
+
+#include <chrono>
+#include <condition_variable>
+#include <future>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+namespace logsift {
+namespace {
+
+TEST(BackgroundWork, OneJobAtATimeThenTheNext) {
+  BackgroundWork work;
+  std::mutex mu;
+  std::condition_variable cv;
+  bool release = false;
+  std::promise<std::thread::id> first_ran;
+  ASSERT_TRUE(work.try_start([&] {
+    first_ran.set_value(std::this_thread::get_id());
+    std::unique_lock lock(mu);
+    cv.wait(lock, [&] { return release; });
+  }));
+  auto ran = first_ran.get_future();
+  ASSERT_EQ(ran.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+  EXPECT_NE(ran.get(), std::this_thread::get_id());  // on its own thread
+  EXPECT_TRUE(work.busy());
+  bool second_ran = false;
+  EXPECT_FALSE(work.try_start([&] { second_ran = true; }));  // refused while the first runs
+  {
+    std::lock_guard lock(mu);
+    release = true;
+  }
+  cv.notify_all();
+  work.wait();
+  EXPECT_FALSE(work.busy());
+  EXPECT_FALSE(second_ran);
+  std::promise<int> third;
+  ASSERT_TRUE(work.try_start([&] { third.set_value(3); }));
+  auto f = third.get_future();
+  ASSERT_EQ(f.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+  EXPECT_EQ(f.get(), 3);
+}
+
+TEST(BackgroundWork, AThrowingJobFreesTheSlotAndTheDestructorJoins) {
+  std::promise<void> done;
+  {
+    BackgroundWork work;
+    ASSERT_TRUE(work.try_start([] { throw std::runtime_error("job failed"); }));
+    work.wait();
+    EXPECT_FALSE(work.busy());
+    ASSERT_TRUE(work.try_start([&] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      done.set_value();
+    }));
+  }  // joins the second job
+  EXPECT_EQ(done.get_future().wait_for(std::chrono::seconds(0)), std::future_status::ready);
+}
+
+}  // namespace
+}  // namespace logsift
