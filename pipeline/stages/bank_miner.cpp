@@ -205,7 +205,14 @@ std::vector<MinedFormat> BankMiner::mine(const MineOptions& o) const {
       std::vector<size_t> low;  // varying positions with too few values: they tell statements apart
       for (size_t i = 0; i < n; ++i) {
         const size_t d = distinct(c.members, i);
-        if (d > 1 && d < static_cast<size_t>(o.min_values)) low.push_back(i);
+        if (d < 2 || d >= static_cast<size_t>(o.min_values)) continue;
+        // mine-v2: where the model masked a value in some member, the tokens
+        // differ in the value's shape ("<*>" / "<*>,<*>"), not as two
+        // statements' words. Not the first token: a leading %s is read as a
+        // prefix (format_bank.h), which the model masks otherwise.
+        bool masked = false;
+        for (const Tmpl* m : c.members) masked |= m->toks[i].find(kWild) != std::string_view::npos;
+        if (!masked || i == 0) low.push_back(i);
       }
       std::vector<std::vector<const Tmpl*>> parts;  // in order of their first member
       std::unordered_map<std::string, size_t> part_of;

@@ -87,7 +87,7 @@ const Command kMine = {"mine", "write a format bank mined from a sample of your 
     "Templates of one blank-separated length that agree in at least X of their positions\n"
     "(--similarity, default 0.85) are one statement; a position that differs becomes a slot\n"
     "only with K or more distinct words (--min-values, default 3: \"started\"/\"stopped\" stay\n"
-    "two statements). Rule mine-v1, pipeline/stages/bank_miner.h. The bank is written to BANK\n"
+    "two statements). Rule mine-v2, pipeline/stages/bank_miner.h. The bank is written to BANK\n"
     "(default: standard output), a comment above each format saying how many sample lines it\n"
     "joins and which words its slots took: review it, then serve it on every replica with\n"
     "format_bank: BANK.\n",
