@@ -140,7 +140,12 @@ void handle_mined_bank(ServerContext& ctx, const HttpRequest& req, const Target&
   // one request at a time (service/net/background_work.h).
   Catalog* catalog = ctx.catalog;
   auto job = [catalog, version, keep_alive, opts, max_clusters, q = std::move(q), label = std::move(label),
-              respond]() {
+              respond]() -> BackgroundWork::Then {
+    // The answer is sent once the slot is free (BackgroundWork::try_start).
+    auto answer = [respond](HttpResponse res) -> BackgroundWork::Then {
+      auto r = std::make_shared<HttpResponse>(std::move(res));
+      return [respond, r] { respond(std::move(*r)); };
+    };
     try {
       // The catalog's clusters, most counted first, a page at a time: each
       // cluster's template with its count is what `logsift mine` would have
@@ -176,17 +181,17 @@ void handle_mined_bank(ServerContext& ctx, const HttpRequest& req, const Target&
       text += BankMiner::bank_text(formats, opts, miner.lines(), miner.templates());
       auto res = make_response(version, keep_alive, http::status::ok, std::move(text), "text/plain; charset=utf-8");
       res.set("X-Logsift-Formats", std::to_string(formats.size()));
-      respond(std::move(res));
+      return answer(std::move(res));
     } catch (const redis::Error& e) {
       spdlog::warn("http GET /clusters/mined-bank: {}", e.what());
       auto res = error_response(version, keep_alive, http::status::service_unavailable, Reject::kStoreUnavailable,
                                 "store unavailable: redis unreachable");
       res.set(http::field::retry_after, "1");
-      respond(std::move(res));
+      return answer(std::move(res));
     } catch (const std::exception& e) {
       spdlog::error("http GET /clusters/mined-bank: {}", e.what());
-      respond(error_response(version, keep_alive, http::status::internal_server_error, Reject::kStoreUnavailable,
-                             std::string("mining failed: ") + e.what()));
+      return answer(error_response(version, keep_alive, http::status::internal_server_error,
+                                   Reject::kStoreUnavailable, std::string("mining failed: ") + e.what()));
     }
   };
   if (!ctx.background || !ctx.background->try_start(std::move(job))) {

@@ -23,19 +23,29 @@ class BackgroundWork {
   BackgroundWork& operator=(const BackgroundWork&) = delete;
 
   // Starts `job` on the worker thread; false (and `job` not run) while the
-  // previous job is still running.
-  bool try_start(std::function<void()> job) {
+  // previous job is still running. What `job` returns (may be empty) runs
+  // after the slot is free again: a job answers its client there, so a
+  // client that asks again as soon as it has its answer is not refused.
+  using Then = std::function<void()>;
+  bool try_start(std::function<Then()> job) {
     std::lock_guard lock(mu_);
     if (busy_.load()) return false;
-    if (thread_.joinable()) thread_.join();  // finished: busy_ is false
+    if (thread_.joinable()) thread_.join();  // finished its job, maybe not its answer yet
     busy_ = true;
     thread_ = std::thread([this, job = std::move(job)] {
+      Then then;
       try {
-        job();
+        then = job();
       } catch (...) {
         // A job answers its own errors; nothing may escape a thread.
       }
       busy_ = false;
+      if (then) {
+        try {
+          then();
+        } catch (...) {
+        }
+      }
     });
     return true;
   }

@@ -19,27 +19,39 @@ TEST(BackgroundWork, OneJobAtATimeThenTheNext) {
   std::condition_variable cv;
   bool release = false;
   std::promise<std::thread::id> first_ran;
-  ASSERT_TRUE(work.try_start([&] {
+  std::promise<bool> free_when_answered;
+  ASSERT_TRUE(work.try_start([&]() -> BackgroundWork::Then {
     first_ran.set_value(std::this_thread::get_id());
     std::unique_lock lock(mu);
     cv.wait(lock, [&] { return release; });
+    // The answer runs once the slot is free: a client asking again at once is taken.
+    return [&] { free_when_answered.set_value(!work.busy()); };
   }));
   auto ran = first_ran.get_future();
   ASSERT_EQ(ran.wait_for(std::chrono::seconds(10)), std::future_status::ready);
   EXPECT_NE(ran.get(), std::this_thread::get_id());  // on its own thread
   EXPECT_TRUE(work.busy());
   bool second_ran = false;
-  EXPECT_FALSE(work.try_start([&] { second_ran = true; }));  // refused while the first runs
+  EXPECT_FALSE(work.try_start([&]() -> BackgroundWork::Then {  // refused while the first runs
+    second_ran = true;
+    return {};
+  }));
   {
     std::lock_guard lock(mu);
     release = true;
   }
   cv.notify_all();
+  auto answered = free_when_answered.get_future();
+  ASSERT_EQ(answered.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+  EXPECT_TRUE(answered.get());
   work.wait();
   EXPECT_FALSE(work.busy());
   EXPECT_FALSE(second_ran);
   std::promise<int> third;
-  ASSERT_TRUE(work.try_start([&] { third.set_value(3); }));
+  ASSERT_TRUE(work.try_start([&]() -> BackgroundWork::Then {
+    third.set_value(3);
+    return {};
+  }));
   auto f = third.get_future();
   ASSERT_EQ(f.wait_for(std::chrono::seconds(10)), std::future_status::ready);
   EXPECT_EQ(f.get(), 3);
@@ -49,12 +61,12 @@ TEST(BackgroundWork, AThrowingJobFreesTheSlotAndTheDestructorJoins) {
   std::promise<void> done;
   {
     BackgroundWork work;
-    ASSERT_TRUE(work.try_start([] { throw std::runtime_error("job failed"); }));
+    ASSERT_TRUE(work.try_start([]() -> BackgroundWork::Then { throw std::runtime_error("job failed"); }));
     work.wait();
     EXPECT_FALSE(work.busy());
-    ASSERT_TRUE(work.try_start([&] {
+    ASSERT_TRUE(work.try_start([&]() -> BackgroundWork::Then {
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
-      done.set_value();
+      return [&] { done.set_value(); };
     }));
   }  // joins the second job
   EXPECT_EQ(done.get_future().wait_for(std::chrono::seconds(0)), std::future_status::ready);
