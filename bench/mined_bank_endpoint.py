@@ -16,7 +16,6 @@ lines), and Drain3's TemplateMiner over the same lines (its templates are what a
 Prints wall seconds, clusters, formats and the ratios.
 """
 import argparse
-import json
 import os
 import random
 import re
@@ -27,43 +26,21 @@ import time
 import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "models", "probes"))
+from mined_bank_probe import served  # noqa: E402  (a logsift serve that has clustered the lines)
 
 
 def serve_and_fetch(binary, data_dir, path):
-    proc = subprocess.Popen([binary, "serve", "--http-port", "0", "--tcp-port", "0", "--syslog-port", "-1",
-                             "--data-dir", data_dir], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    try:
-        port = None
-        for out in proc.stdout:
-            m = re.search(r"listening http=\S*:(\d+)", out)
-            if m:
-                port = int(m.group(1))
-                break
-        batch = []
-        with open(path, encoding="utf-8") as f:
-            for line in f:
-                batch.append(json.dumps({"text": line.rstrip("\n")}) + "\n")
-                if len(batch) == 1000:
-                    post(port, batch)
-                    batch = []
-        if batch:
-            post(port, batch)
+    with open(path, encoding="utf-8") as f:
+        lines = f.read().splitlines()
+    with served(binary, data_dir, lines) as port:
         t0 = time.monotonic()
         with urllib.request.urlopen("http://127.0.0.1:%d/clusters/mined-bank" % port, timeout=600) as r:
             body = r.read().decode()
             formats = int(r.headers["X-Logsift-Formats"])
         wall = time.monotonic() - t0
-        clusters = int(re.match(r"# mined from the catalog: the (\d+)", body).group(1))
-        return wall, clusters, formats
-    finally:
-        proc.terminate()
-        proc.wait(60)
-
-
-def post(port, batch):
-    req = urllib.request.Request("http://127.0.0.1:%d/inferences" % port, "".join(batch).encode(),
-                                 {"Content-Type": "application/x-ndjson"})
-    urllib.request.urlopen(req, timeout=120).read()
+    clusters = int(re.match(r"# mined from the catalog: the (\d+)", body).group(1))
+    return wall, clusters, formats
 
 
 def drain3(path):

@@ -16,6 +16,22 @@
 #include "service/net/background_work.h"
 
 namespace logsift::api {
+namespace {
+
+constexpr const char* kLabelError = "'label' must be KEY:VALUE, e.g. service:checkout";
+
+// label=KEY:VALUE (e.g. service:checkout) into *out; false if malformed.
+// Absent: true, and *out stays empty.
+bool parse_label(const Target& t, std::pair<std::string, std::string>* out) {
+  const std::string* l = t.get("label");
+  if (!l) return true;
+  const size_t colon = l->find(':');
+  if (colon == std::string::npos || colon == 0 || l->size() > 2048) return false;
+  *out = {l->substr(0, colon), l->substr(colon + 1)};
+  return true;
+}
+
+}  // namespace
 
 HttpResponse handle_clusters(ServerContext& ctx, const HttpRequest& req, const Target& t) {
   if (!ctx.catalog) return json_response(req, http::status::not_found, {{"error", "no catalog"}});
@@ -34,15 +50,10 @@ HttpResponse handle_clusters(ServerContext& ctx, const HttpRequest& req, const T
   if (sort != "count" && sort != "last_seen" && sort != "first_seen" && sort != "rate")
     return error_response(req.version(), req.keep_alive(), http::status::bad_request, Reject::kBadRequest,
                           "'sort' must be count, last_seen, first_seen or rate");
-  // label=KEY:VALUE (e.g. service:checkout).
   std::pair<std::string, std::string> label;
-  if (auto* l = t.get("label")) {
-    const size_t colon = l->find(':');
-    if (colon == std::string::npos || colon == 0 || l->size() > 2048)
-      return error_response(req.version(), req.keep_alive(), http::status::bad_request, Reject::kBadRequest,
-                            "'label' must be KEY:VALUE, e.g. service:checkout");
-    label = {l->substr(0, colon), l->substr(colon + 1)};
-  }
+  if (!parse_label(t, &label))
+    return error_response(req.version(), req.keep_alive(), http::status::bad_request, Reject::kBadRequest,
+                          kLabelError);
   if (sort != "rate") {
     json out = ctx.catalog->list(limit, offset, sort, q, label);
     if (!label.first.empty()) out["label"] = *t.get("label");
@@ -130,12 +141,7 @@ void handle_mined_bank(ServerContext& ctx, const HttpRequest& req, const Target&
   std::string q = t.get("q") ? *t.get("q") : "";
   if (q.size() > 1024) return bad("'q' must be at most 1024 bytes");
   std::pair<std::string, std::string> label;
-  if (auto* l = t.get("label")) {
-    const size_t colon = l->find(':');
-    if (colon == std::string::npos || colon == 0 || l->size() > 2048)
-      return bad("'label' must be KEY:VALUE, e.g. service:checkout");
-    label = {l->substr(0, colon), l->substr(colon + 1)};
-  }
+  if (!parse_label(t, &label)) return bad(kLabelError);
   // Reading and mining a large catalog takes seconds: off the io threads,
   // one request at a time (service/net/background_work.h).
   Catalog* catalog = ctx.catalog;
