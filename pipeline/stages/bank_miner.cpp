@@ -167,8 +167,8 @@ std::vector<MinedFormat> BankMiner::mine(const MineOptions& o) const {
           eq += same;
           miss += !same;
         }
-        if (miss > max_miss) continue;
-        if (static_cast<double>(eq) + 1e-9 >= o.similarity * static_cast<double>(n) && (!found || eq > best_eq)) {
+        if (miss > max_miss) continue;  // miss <= max_miss is eq >= similarity * n
+        if (!found || eq > best_eq) {
           best = k;
           best_eq = eq;
           found = true;
@@ -176,7 +176,11 @@ std::vector<MinedFormat> BankMiner::mine(const MineOptions& o) const {
       }
       if (!found) {
         // A full group leaves a template that joins none of its clusters alone.
-        if (t0 == kWild ? clusters.size() >= kMaxCandidates : by_first[t0].size() >= kMaxCandidates) continue;
+        if (t0 == kWild) {
+          if (clusters.size() >= kMaxCandidates) continue;
+        } else if (auto it = by_first.find(t0); it != by_first.end() && it->second.size() >= kMaxCandidates) {
+          continue;
+        }
         const auto k = static_cast<uint32_t>(clusters.size());
         clusters.push_back({t->toks, {t}});
         if (t0 == kWild) {

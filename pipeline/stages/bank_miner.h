@@ -79,7 +79,7 @@ class BankMiner {
   // templates'), and a group that has this many starts no more: mining stays
   // at most templates x kMaxCandidates comparisons however random a
   // catalog's words are. Samples and catalogs of real programs stay far
-  // below it (the tuning set's first halves, 9,946 lines: 1,625 templates).
+  // below it (the tuning set's first halves, 9,943 lines: 1,625 templates).
   static constexpr size_t kMaxCandidates = 4096;
 
   // One sample line's template (or `count` lines with this template).
