@@ -31,6 +31,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import time
 import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -52,18 +53,26 @@ def row(label: str, formats: str, ga: dict[str, float], names: list[str]) -> str
 
 @contextlib.contextmanager
 def served(binary: str, data_dir: str, lines: list[str]):
-    """A `logsift serve` that has clustered `lines`; yields its HTTP port, stops it by PID."""
-    proc = subprocess.Popen([binary, "serve", "--http-port", "0", "--tcp-port", "0", "--syslog-port", "-1",
-                             "--data-dir", data_dir], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    """A `logsift serve` that has clustered `lines`; yields its HTTP port, stops it by PID.
+
+    Its log goes to DATA_DIR.log, not a pipe: a pipe nobody reads after the start would stop the
+    server once its buffer is full."""
+    log_path = data_dir.rstrip("/") + ".log"
+    with open(log_path, "wb") as log:
+        proc = subprocess.Popen([binary, "serve", "--http-port", "0", "--tcp-port", "0", "--syslog-port", "-1",
+                                 "--data-dir", data_dir], stdout=log, stderr=subprocess.STDOUT)
     try:
         port = None
-        for out in proc.stdout:
-            m = re.search(r"listening http=\S*:(\d+)", out)
+        deadline = time.monotonic() + 60
+        while port is None and proc.poll() is None and time.monotonic() < deadline:
+            with open(log_path, encoding="utf-8", errors="replace") as f:
+                m = re.search(r"listening http=\S*:(\d+)", f.read())
             if m:
                 port = int(m.group(1))
-                break
+            else:
+                time.sleep(0.05)
         if port is None:
-            raise RuntimeError("logsift serve did not start")
+            raise RuntimeError("logsift serve did not start; its log: " + log_path)
         for i in range(0, len(lines), 500):  # NDJSON: a bad line (an empty one) is answered in place
             body = "".join(json.dumps({"text": t}) + "\n" for t in lines[i:i + 500]).encode()
             urllib.request.urlopen(urllib.request.Request(
