@@ -75,39 +75,50 @@ def eval_json(binary: str, root: str, extra: list[str]) -> dict:
     return json.loads(res.stdout)
 
 
-def word_counts(binary: str, sets, extra: list[str], examples: int):
-    under, over = collections.Counter(), collections.Counter()
-    ex = collections.defaultdict(list)
-    total = collections.Counter()
+def aligned_lines(binary: str, sets, extra: list[str]):
+    """Each labelled line's blank-separated tokens, aligned with the true template and the pipeline's
+    (`logsift cluster`): yields (set name, [(token, a value in the truth?, a value in ours?)]), or
+    (set name, None) for a line that one of the two templates does not align with."""
     for name, rows in sets.items():
         res = subprocess.run([binary, "cluster", "-"] + extra, input="\n".join(r["Content"] for r in rows) + "\n",
                              capture_output=True, text=True, check=True)
-        outs = res.stdout.splitlines()
-        for r, o in zip(rows, outs):
+        for r, o in zip(rows, res.stdout.splitlines()):
             content = r["Content"]
             truth = value_spans(r["EventTemplate"], content)
             ours = value_spans(json.loads(o).get("template", ""), content)
             if truth is None or ours is None:
-                total["unaligned lines"] += 1
+                yield name, None
                 continue
-            total["aligned lines"] += 1
+            tokens = []
             for m in re.finditer(r"\S+", content):
                 a, b = m.span()
-                word = m.group().strip(".,:;()[]{}<>\"'")
-                if not word:
-                    continue
-                total["words"] += 1
-                tv = any(s < b and e > a for s, e in truth)
-                ov = any(s < b and e > a for s, e in ours)
-                key = (name, shape(word))
-                if tv and not ov:
-                    under[key] += 1
-                    if len(ex[("u",) + key]) < examples and word not in ex[("u",) + key]:
-                        ex[("u",) + key].append(word)
-                elif ov and not tv:
-                    over[key] += 1
-                    if len(ex[("o",) + key]) < examples and word not in ex[("o",) + key]:
-                        ex[("o",) + key].append(word)
+                tokens.append((m.group(), any(s < b and e > a for s, e in truth), any(s < b and e > a for s, e in ours)))
+            yield name, tokens
+
+
+def word_counts(binary: str, sets, extra: list[str], examples: int):
+    under, over = collections.Counter(), collections.Counter()
+    ex = collections.defaultdict(list)
+    total = collections.Counter()
+    for name, tokens in aligned_lines(binary, sets, extra):
+        if tokens is None:
+            total["unaligned lines"] += 1
+            continue
+        total["aligned lines"] += 1
+        for token, tv, ov in tokens:
+            word = token.strip(".,:;()[]{}<>\"'")
+            if not word:
+                continue
+            total["words"] += 1
+            key = (name, shape(word))
+            if tv and not ov:
+                under[key] += 1
+                if len(ex[("u",) + key]) < examples and word not in ex[("u",) + key]:
+                    ex[("u",) + key].append(word)
+            elif ov and not tv:
+                over[key] += 1
+                if len(ex[("o",) + key]) < examples and word not in ex[("o",) + key]:
+                    ex[("o",) + key].append(word)
     return under, over, ex, total
 
 

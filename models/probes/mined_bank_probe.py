@@ -81,7 +81,11 @@ def served(binary: str, data_dir: str, lines: list[str]):
         yield port
     finally:
         proc.terminate()
-        proc.wait(30)
+        try:
+            proc.wait(30)
+        except subprocess.TimeoutExpired:  # it did not drain in time: stop it anyway
+            proc.kill()
+            proc.wait()
 
 
 def main() -> int:

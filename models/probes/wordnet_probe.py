@@ -12,7 +12,7 @@ that separates the two kinds of word the pipeline keeps.
 
 1. The table. Every alphabetic word token of DIR (blank-separated, outer
    punctuation stripped) is aligned with the true template and with the
-   pipeline's template (`logsift cluster`), as mask_ceiling_probe.py does, and
+   pipeline's template (`logsift cluster`) by mask_ceiling_probe.aligned_lines, and
    counted by kind (a value the pipeline kept or masked, a constant it kept or
    masked), by case (all lower-case or not), and by WordNet class: not in
    WordNet, noun only, verb but not noun, adjective only, or a mix. A class is
@@ -30,10 +30,8 @@ from __future__ import annotations
 
 import argparse
 import collections
-import json
 import os
 import re
-import subprocess
 import sys
 import tempfile
 
@@ -42,7 +40,7 @@ REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, os.path.join(REPO, "models", "training"))
 sys.path.insert(0, HERE)
 from loghub import find_logsift, labelled_rows, write_labelled_set  # noqa: E402
-from mask_ceiling_probe import eval_json, value_spans  # noqa: E402
+from mask_ceiling_probe import aligned_lines, eval_json  # noqa: E402
 
 WORDNET = "/usr/share/wordnet"
 KINDS = ("value kept", "value masked", "constant kept", "constant masked")
@@ -85,26 +83,15 @@ def word_class(pos: dict[str, set[str]], word: str) -> str:
 
 def table(binary: str, sets, pos) -> None:
     counts, totals = collections.Counter(), collections.Counter()
-    for rows in sets.values():
-        res = subprocess.run([binary, "cluster", "-"], input="\n".join(r["Content"] for r in rows) + "\n",
-                             capture_output=True, text=True, check=True)
-        for r, o in zip(rows, res.stdout.splitlines()):
-            content = r["Content"]
-            truth = value_spans(r["EventTemplate"], content)
-            ours = value_spans(json.loads(o).get("template", ""), content)
-            if truth is None or ours is None:
+    for _, tokens in aligned_lines(binary, sets, []):
+        for token, tv, ov in tokens or []:
+            word = token.strip(".,:;()[]{}<>\"'=")
+            if not re.fullmatch(r"[A-Za-z]+", word):
                 continue
-            for m in re.finditer(r"\S+", content):
-                a, b = m.span()
-                word = m.group().strip(".,:;()[]{}<>\"'=")
-                if not re.fullmatch(r"[A-Za-z]+", word):
-                    continue
-                tv = any(s < b and e > a for s, e in truth)
-                ov = any(s < b and e > a for s, e in ours)
-                kind = KINDS[(0 if tv else 2) + (1 if ov else 0)]
-                case = "lower-case" if word.islower() else "other case"
-                counts[(case, word_class(pos, word), kind)] += 1
-                totals[(case, kind)] += 1
+            kind = KINDS[(0 if tv else 2) + (1 if ov else 0)]
+            case = "lower-case" if word.islower() else "other case"
+            counts[(case, word_class(pos, word), kind)] += 1
+            totals[(case, kind)] += 1
     for case in ("lower-case", "other case"):
         print("\n%s words (share of each kind's column)" % case)
         print("%-16s" % "WordNet class" + "".join("%18s" % k for k in KINDS))

@@ -138,49 +138,44 @@ std::vector<MinedFormat> BankMiner::mine(const MineOptions& o) const {
     std::vector<uint32_t> wild_first;  // sorted
     std::vector<uint32_t> cand;
     const std::vector<uint32_t> none;
-    // The most differing positions a join allows: eq >= similarity * n.
+    // The most differing positions a join allows: n - miss >= similarity * n.
     size_t max_miss = 0;
     while (max_miss < n && static_cast<double>(n - max_miss - 1) + 1e-9 >= o.similarity * static_cast<double>(n))
       ++max_miss;
     for (const Tmpl* t : items) {
       const std::string_view t0 = t->toks[0];
       cand.clear();
+      size_t group = 0;  // the clusters of the template's first token
       if (t0 == kWild) {
+        group = clusters.size();
         for (uint32_t k = 0; k < clusters.size() && k < kMaxCandidates; ++k) cand.push_back(k);
       } else {
         auto it = by_first.find(t0);
         const auto& same = it == by_first.end() ? none : it->second;
+        group = same.size();
         std::merge(same.begin(), same.end(), wild_first.begin(), wild_first.end(), std::back_inserter(cand));
         cand.erase(std::unique(cand.begin(), cand.end()), cand.end());
         if (cand.size() > kMaxCandidates) cand.resize(kMaxCandidates);  // the earliest (most frequent) clusters
       }
       uint32_t best = 0;
-      size_t best_eq = 0;
+      size_t best_miss = 0;
       bool found = false;
       for (uint32_t k : cand) {
         const auto& p = clusters[k].pattern;
         // A candidate is dropped at its first mismatch past what the
         // similarity allows (most candidates of a large group fail early).
-        size_t eq = 0, miss = 0;
-        for (size_t i = 0; i < n && miss <= max_miss; ++i) {
-          const bool same = p[i] == kWild || p[i] == t->toks[i];
-          eq += same;
-          miss += !same;
-        }
-        if (miss > max_miss) continue;  // miss <= max_miss is eq >= similarity * n
-        if (!found || eq > best_eq) {
+        size_t miss = 0;
+        for (size_t i = 0; i < n && miss <= max_miss; ++i) miss += p[i] != kWild && p[i] != t->toks[i];
+        if (miss > max_miss) continue;
+        if (!found || miss < best_miss) {  // the most equal positions; the earliest on a tie
           best = k;
-          best_eq = eq;
+          best_miss = miss;
           found = true;
         }
       }
       if (!found) {
         // A full group leaves a template that joins none of its clusters alone.
-        if (t0 == kWild) {
-          if (clusters.size() >= kMaxCandidates) continue;
-        } else if (auto it = by_first.find(t0); it != by_first.end() && it->second.size() >= kMaxCandidates) {
-          continue;
-        }
+        if (group >= kMaxCandidates) continue;
         const auto k = static_cast<uint32_t>(clusters.size());
         clusters.push_back({t->toks, {t}});
         if (t0 == kWild) {
@@ -214,9 +209,10 @@ std::vector<MinedFormat> BankMiner::mine(const MineOptions& o) const {
         // differ in the value's shape ("<*>" / "<*>,<*>"), not as two
         // statements' words. Not the first token: a leading %s is read as a
         // prefix (format_bank.h), which the model masks otherwise.
-        bool masked = false;
-        for (const Tmpl* m : c.members) masked |= m->toks[i].find(kWild) != std::string_view::npos;
-        if (!masked || i == 0) low.push_back(i);
+        const bool masked = i > 0 && std::any_of(c.members.begin(), c.members.end(), [&](const Tmpl* m) {
+          return m->toks[i].find(kWild) != std::string_view::npos;
+        });
+        if (!masked) low.push_back(i);
       }
       std::vector<std::vector<const Tmpl*>> parts;  // in order of their first member
       std::unordered_map<std::string, size_t> part_of;

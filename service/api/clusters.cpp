@@ -5,14 +5,11 @@
 #include <stdexcept>
 #include <unordered_set>
 
-#include <spdlog/spdlog.h>
-
 #include "lsh/lsh.h"
 #include "pipeline/core/structured.h"  // ascii_lower
 #include "pipeline/core/time.h"
 #include "pipeline/stages/bank_miner.h"
 #include "pipeline/store/catalog.h"
-#include "pipeline/store/redis.h"
 #include "service/net/background_work.h"
 
 namespace logsift::api {
@@ -190,16 +187,8 @@ void handle_mined_bank(ServerContext& ctx, const HttpRequest& req, const Target&
       auto res = make_response(version, keep_alive, http::status::ok, std::move(text), "text/plain; charset=utf-8");
       res.set("X-Logsift-Formats", std::to_string(formats.size()));
       return answer(std::move(res));
-    } catch (const redis::Error& e) {
-      spdlog::warn("http GET /clusters/mined-bank: {}", e.what());
-      auto res = error_response(version, keep_alive, http::status::service_unavailable, Reject::kStoreUnavailable,
-                                "store unavailable: redis unreachable");
-      res.set(http::field::retry_after, "1");
-      return answer(std::move(res));
-    } catch (const std::exception& e) {
-      spdlog::error("http GET /clusters/mined-bank: {}", e.what());
-      return answer(error_response(version, keep_alive, http::status::internal_server_error,
-                                   Reject::kStoreUnavailable, std::string("mining failed: ") + e.what()));
+    } catch (const std::exception&) {
+      return answer(exception_response(version, keep_alive, "GET /clusters/mined-bank", std::current_exception()));
     }
   };
   if (!ctx.background || !ctx.background->try_start(std::move(job))) {

@@ -23,6 +23,21 @@ HttpResponse error_response(unsigned version, bool keep_alive, http::status stat
   return make_response(version, keep_alive, status, dump({{"error", message}}) + "\n");
 }
 
+HttpResponse exception_response(unsigned version, bool keep_alive, std::string_view where, std::exception_ptr e) {
+  try {
+    std::rethrow_exception(e);
+  } catch (const redis::Error& x) {
+    spdlog::warn("http {}: {}", where, x.what());
+    auto res = error_response(version, keep_alive, http::status::service_unavailable, Reject::kStoreUnavailable,
+                              "store unavailable: redis unreachable");
+    res.set(http::field::retry_after, "1");
+    return res;
+  } catch (const std::exception& x) {
+    spdlog::error("http {}: {}", where, x.what());
+  }
+  return make_response(version, false, http::status::internal_server_error, dump({{"error", "internal error"}}) + "\n");
+}
+
 namespace {
 
 // GET / is the dashboard, except for an Elasticsearch client's version
@@ -133,17 +148,9 @@ void handle_http_request(ServerContext& ctx, AnyExecutor ex, HttpRequest&& req, 
       respond(error_response(req.version(), req.keep_alive(), http::status::not_found, Reject::kNotFound,
                              "no route " + t.path));
     }
-  } catch (const redis::Error& e) {
-    // The shared store does not answer: the request may succeed later.
-    spdlog::warn("http {} {}: {}", std::string(http::to_string(method)), t.path, e.what());
-    auto res = error_response(req.version(), req.keep_alive(), http::status::service_unavailable,
-                              Reject::kStoreUnavailable, "store unavailable: redis unreachable");
-    res.set(http::field::retry_after, "1");
-    respond(std::move(res));
-  } catch (const std::exception& e) {
-    spdlog::error("http {} {}: {}", std::string(http::to_string(method)), t.path, e.what());
-    respond(make_response(req.version(), false, http::status::internal_server_error,
-                          dump({{"error", "internal error"}}) + "\n"));
+  } catch (const std::exception&) {
+    respond(exception_response(req.version(), req.keep_alive(), std::string(http::to_string(method)) + " " + t.path,
+                               std::current_exception()));
   }
 }
 
