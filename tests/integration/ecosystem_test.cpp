@@ -101,7 +101,15 @@ TEST(Alertmanager, NewClusterAlertArrivesInARealAlertmanager) {
         return r.status == 200 && alerts.is_array() && !alerts.empty();
       },
       Millis(20000), Millis(200));
-  json delivered = http_get(http, "/alerts?status=delivered").json_body();
+  // The outbox marks the alert delivered once Alertmanager's answer is read,
+  // which may come after the alert is already listed there.
+  json delivered;
+  wait_until(
+      [&] {
+        delivered = http_get(http, "/alerts?status=delivered").json_body();
+        return delivered.contains("alerts") && delivered["alerts"].size() == 1;
+      },
+      Millis(10000), Millis(100));
   stop_background(am);
   ASSERT_TRUE(arrived) << "no alert in Alertmanager; outbox: " << http_get(http, "/alerts?status=pending").body;
   ASSERT_EQ(alerts.size(), 1u) << alerts;
