@@ -16,7 +16,7 @@
 #include <utility>
 #include <vector>
 
-#include "pipeline/stages/tokenizer.h"
+#include "pipeline/core/token.h"
 
 namespace logsift {
 
