@@ -13,6 +13,7 @@
 #include "models/torch_runtime.h"
 #include "pipeline/core/mailbox.h"
 #include "pipeline/core/metrics.h"
+#include "pipeline/core/text.h"
 #include "pipeline/core/thread_name.h"
 #include "pipeline/core/time.h"
 #include "pipeline/stages/analyzer.h"
@@ -401,26 +402,6 @@ void append_id(uint64_t id, std::string* out) {
   out->append(buf, 16);
 }
 
-// Length of the valid UTF-8 sequence at p (0 if invalid), as valid_utf8 checks it.
-size_t utf8_len(const unsigned char* p, size_t n) {
-  unsigned char c = p[0];
-  size_t len;
-  uint32_t cp;
-  if ((c & 0xE0) == 0xC0) len = 2, cp = c & 0x1F;
-  else if ((c & 0xF0) == 0xE0) len = 3, cp = c & 0x0F;
-  else if ((c & 0xF8) == 0xF0) len = 4, cp = c & 0x07;
-  else return 0;
-  if (len > n) return 0;
-  for (size_t k = 1; k < len; ++k) {
-    if ((p[k] & 0xC0) != 0x80) return 0;
-    cp = (cp << 6) | (p[k] & 0x3F);
-  }
-  if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) || cp > 0x10FFFF ||
-      (cp >= 0xD800 && cp <= 0xDFFF))
-    return 0;
-  return len;
-}
-
 // A JSON string as nlohmann::json dumps it (no ensure_ascii; invalid UTF-8
 // replaced by U+FFFD).
 void append_json_string(std::string_view s, std::string* out) {
@@ -435,7 +416,7 @@ void append_json_string(std::string_view s, std::string* out) {
       continue;
     }
     if (c >= 0x80) {
-      size_t len = utf8_len(p + i, n - i);
+      size_t len = text::utf8_sequence_length(p + i, n - i);
       if (len) {
         i += len;
         continue;

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "pipeline/core/structured.h"
+#include "pipeline/core/text.h"
 
 namespace logsift {
 namespace {
@@ -20,7 +21,7 @@ std::optional<EnvelopeError> add_label(const std::string& key, const json& v, co
   else if (v.is_number() || v.is_boolean()) value = v.dump();
   else if (v.is_null()) return std::nullopt;
   else return EnvelopeError{Reject::kWrongType, "label '" + key + "' must be a string"};
-  if (!valid_utf8(key) || !valid_utf8(value))
+  if (!text::valid_utf8(key) || !text::valid_utf8(value))
     return EnvelopeError{Reject::kInvalidUtf8, "label '" + key + "' is not valid UTF-8"};
   if (key.size() > 256 || value.size() > 1024)
     return EnvelopeError{Reject::kBadRequest, "label '" + key.substr(0, 64) + "' is too long"};
@@ -44,35 +45,6 @@ std::optional<EnvelopeError> read_labels(const json& obj, const Config& c, Label
 
 }  // namespace
 
-bool valid_utf8(std::string_view s) {
-  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
-  size_t n = s.size(), i = 0;
-  while (i < n) {
-    unsigned char c = p[i];
-    if (c < 0x80) {
-      ++i;
-      continue;
-    }
-    size_t len;
-    uint32_t cp;
-    if ((c & 0xE0) == 0xC0) len = 2, cp = c & 0x1F;
-    else if ((c & 0xF0) == 0xE0) len = 3, cp = c & 0x0F;
-    else if ((c & 0xF8) == 0xF0) len = 4, cp = c & 0x07;
-    else return false;
-    if (i + len > n) return false;
-    for (size_t k = 1; k < len; ++k) {
-      if ((p[i + k] & 0xC0) != 0x80) return false;
-      cp = (cp << 6) | (p[i + k] & 0x3F);
-    }
-    // Overlong forms, surrogates, beyond U+10FFFF.
-    if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) || cp > 0x10FFFF ||
-        (cp >= 0xD800 && cp <= 0xDFFF))
-      return false;
-    i += len;
-  }
-  return true;
-}
-
 std::optional<EnvelopeError> check_text(std::string_view text, const Config& c) {
   if (text.find_first_not_of(" \t\r\n\v\f") == std::string_view::npos)
     return EnvelopeError{Reject::kEmptyLine, text.empty() ? "empty text" : "blank text"};
@@ -80,7 +52,7 @@ std::optional<EnvelopeError> check_text(std::string_view text, const Config& c) 
     return EnvelopeError{Reject::kLineTooLong,
                          "text is " + std::to_string(text.size()) + " bytes, over max_line_bytes " +
                              std::to_string(c.max_line_bytes)};
-  if (!valid_utf8(text)) return EnvelopeError{Reject::kInvalidUtf8, "text is not valid UTF-8"};
+  if (!text::valid_utf8(text)) return EnvelopeError{Reject::kInvalidUtf8, "text is not valid UTF-8"};
   // A NUL (raw, or \u0000 in JSON) is not log text: it would end up in
   // templates, examples and alert payloads that C strings and CSVs truncate.
   if (text.find('\0') != std::string_view::npos)

@@ -23,7 +23,6 @@ struct EnvelopeError {
   std::string message;
 };
 
-bool valid_utf8(std::string_view s);
 
 // Checks a message: not empty, at most max_line_bytes, valid UTF-8.
 std::optional<EnvelopeError> check_text(std::string_view text, const Config& c);

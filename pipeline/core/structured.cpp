@@ -7,42 +7,21 @@
 #include <cstring>
 #include <span>
 
-#include "pipeline/core/envelope.h"  // valid_utf8
+#include "pipeline/core/text.h"
 
 namespace logsift {
 
 // ===========================================================================
 // Shared helpers.
 
-bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    char x = a[i], y = b[i];
-    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
-    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
-    if (x != y) return false;
-  }
-  return true;
-}
-
-std::string ascii_lower(std::string_view s) {
-  std::string r(s);
-  for (char& c : r)
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  return r;
-}
-
 namespace {
-bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f'; }
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
+using text::ascii_lower;
+using text::hex_value;
+using text::iequals;
+using text::is_blank;
+using text::is_digit;
+using text::trim_blanks;
 }  // namespace
-
-std::string_view trim_blanks(std::string_view s) {
-  size_t b = 0, e = s.size();
-  while (b < e && is_blank(s[b])) ++b;
-  while (e > b && is_blank(s[e - 1])) --e;
-  return s.substr(b, e - b);
-}
 
 int64_t days_from_civil(int64_t y, unsigned m, unsigned d) {
   y -= m <= 2;
@@ -159,7 +138,7 @@ CanonicalLabel LabelBuilder::classify(std::string_view key, int* rank) const {
 }
 
 namespace {
-bool usable_value(std::string_view v) { return !v.empty() && v.size() <= kMaxLabelValueBytes && valid_utf8(v); }
+bool usable_value(std::string_view v) { return !v.empty() && v.size() <= kMaxLabelValueBytes && text::valid_utf8(v); }
 }  // namespace
 
 void LabelBuilder::set(CanonicalLabel c, std::string_view value, int rank) {
@@ -185,7 +164,7 @@ bool LabelBuilder::add_canonical(std::string_view key, std::string_view value, i
 
 void LabelBuilder::add_other(std::string_view key, std::string_view value) {
   value = trim_blanks(value);
-  if (key.empty() || key.size() > kMaxLabelKeyBytes || !valid_utf8(key) || !usable_value(value)) {
+  if (key.empty() || key.size() > kMaxLabelKeyBytes || !text::valid_utf8(key) || !usable_value(value)) {
     ++dropped_;
     return;
   }
@@ -270,13 +249,6 @@ void append_utf8(uint32_t cp, std::string* out) {
     out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
     out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
   }
-}
-
-int hex_value(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
 }
 
 bool read_hex(std::string_view s, size_t i, size_t n, uint32_t* out) {

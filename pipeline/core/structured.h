@@ -196,12 +196,6 @@ inline size_t merge_labels(Labels* base, const Labels& extra, int max_labels) {
   return dropped;
 }
 
-// ASCII case-insensitive equality.
-bool iequals(std::string_view a, std::string_view b);
-// Lower-cases ASCII letters.
-std::string ascii_lower(std::string_view s);
-// Trims ASCII blanks (space, tab, CR, LF, VT, FF) from both ends.
-std::string_view trim_blanks(std::string_view s);
 
 // RFC 3339 / ISO 8601 date-time -> ms since the Unix epoch: "2026-11-23T04:24:00Z",
 // "...T04:24:00.444319+00:00", a ' ' instead of 'T', no zone = UTC. Fraction

@@ -4,11 +4,12 @@
 #include <string>
 
 #include "pipeline/core/structured.h"  // LabelBuilder, parse_rfc3339_ms, days_from_civil
+#include "pipeline/core/text.h"
 
 namespace logsift {
 
 namespace {
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
+using text::is_digit;
 }  // namespace
 
 // ===========================================================================
@@ -193,7 +194,7 @@ bool parse_5424(std::string_view s, size_t i, SyslogMessage* out, const SyslogPa
     msg = s.substr(i + 1);
     if (msg.size() >= 3 && msg.substr(0, 3) == "\xEF\xBB\xBF") msg.remove_prefix(3);
   }
-  out->message = trim_blanks(msg);
+  out->message = text::trim_blanks(msg);
   return true;
 }
 
@@ -365,7 +366,7 @@ void parse_3164(std::string_view s, size_t i, SyslogMessage* out, int64_t now_ms
   } else if (have_ts && !word.empty() && w == std::string_view::npos) {
     // "Nov 23 04:24:00 word": a bare word is the message.
   }
-  out->message = trim_blanks(rest);
+  out->message = text::trim_blanks(rest);
 }
 
 }  // namespace
@@ -375,7 +376,7 @@ bool parse_syslog(std::string_view frame, SyslogMessage* out, std::string* error
   error->clear();
   while (!frame.empty() && (frame.back() == '\n' || frame.back() == '\r' || frame.back() == '\0'))
     frame.remove_suffix(1);
-  if (trim_blanks(frame).empty()) {
+  if (text::trim_blanks(frame).empty()) {
     *error = "empty syslog frame";
     return false;
   }

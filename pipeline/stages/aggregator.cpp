@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "lsh/lsh.h"
+#include "pipeline/core/text.h"
 #include "pipeline/core/time.h"
 
 namespace logsift::alerts {
@@ -86,8 +87,6 @@ Shape window_shape(int64_t window_ms, int n) {
     if (window_ms % b == 0) return {b, window_ms / b};
   return {most, (window_ms + most - 1) / most};
 }
-
-char ascii_lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
 
 json seconds_json(int64_t ms) {
   if (ms % 1000 == 0) return ms / 1000;
@@ -177,7 +176,7 @@ Severity parse_severity(std::string_view text) {
   // Lower-case into a stack buffer: this runs per line when a rule has a min_level.
   char buf[16];
   if (text.empty() || text.size() > sizeof buf) return Severity::kUnknown;
-  for (size_t i = 0; i < text.size(); ++i) buf[i] = ascii_lower(text[i]);
+  for (size_t i = 0; i < text.size(); ++i) buf[i] = text::lower(text[i]);
   std::string_view s(buf, text.size());
   struct Name {
     std::string_view name;

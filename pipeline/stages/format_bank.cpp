@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "lsh/lsh.h"
+#include "pipeline/core/text.h"
 
 namespace logsift {
 namespace {
@@ -15,7 +16,7 @@ constexpr size_t kMaxLineBytes = 1000;
 constexpr int kMaxTries = 8;  // occurrences of a literal tried after a typed slot
 
 bool is_alpha(unsigned char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'); }
-bool is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
+bool is_digit(unsigned char c) { return text::is_digit(static_cast<char>(c)); }
 bool is_alnum(unsigned char c) { return is_alpha(c) || is_digit(c); }
 bool is_hex(unsigned char c) { return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
 bool is_blank(unsigned char c) { return c == ' ' || c == '\t'; }

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "pipeline/core/structured.h"
+#include "pipeline/core/text.h"
 
 namespace logsift {
 namespace {
@@ -84,7 +84,7 @@ bool has_span(std::span<const Token> toks, const Field& f) {
 
 bool is_kept_key(std::string_view key, const std::vector<std::string>& keys) {
   for (const auto& k : keys)
-    if (iequals(key, k)) return true;
+    if (text::iequals(key, k)) return true;
   return false;
 }
 
@@ -115,14 +115,14 @@ bool is_failure_word(std::string_view line, std::span<const Token> toks, size_t 
                                                 "refused", "denied",  "invalid"};
   const std::string_view w = text_of(line, toks[i]);
   for (std::string_view k : kWords)
-    if (iequals(w, k)) return true;
+    if (text::iequals(w, k)) return true;
   const size_t n = toks.size();
   // could not; couldn't, can't (the apostrophe is a delimiter of its own).
-  if (iequals(w, "could") && i + 2 < n && is_blank_tok(line, toks[i + 1]) && toks[i + 2].kind == TokenKind::kWord &&
-      toks[i + 2].mark != kMarkVar && iequals(text_of(line, toks[i + 2]), "not"))
+  if (text::iequals(w, "could") && i + 2 < n && is_blank_tok(line, toks[i + 1]) && toks[i + 2].kind == TokenKind::kWord &&
+      toks[i + 2].mark != kMarkVar && text::iequals(text_of(line, toks[i + 2]), "not"))
     return true;
-  if ((iequals(w, "couldn") || iequals(w, "can")) && i + 2 < n && is_delim(line, toks[i + 1], '\'') &&
-      toks[i + 2].kind == TokenKind::kWord && iequals(text_of(line, toks[i + 2]), "t"))
+  if ((text::iequals(w, "couldn") || text::iequals(w, "can")) && i + 2 < n && is_delim(line, toks[i + 1], '\'') &&
+      toks[i + 2].kind == TokenKind::kWord && text::iequals(text_of(line, toks[i + 2]), "t"))
     return true;
   return false;
 }
@@ -399,7 +399,7 @@ bool is_function_word(std::string_view w) {
                                                 "onto", "via", "is", "are", "was", "be", "not"};
   if (w.empty() || w.size() > 4) return false;
   for (std::string_view k : kWords)
-    if (iequals(w, k)) return true;
+    if (text::iequals(w, k)) return true;
   return false;
 }
 

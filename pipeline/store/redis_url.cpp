@@ -4,6 +4,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "pipeline/core/text.h"
 #include "pipeline/store/redis.h"
 
 namespace logsift::redis {
@@ -25,13 +26,6 @@ std::string without_credentials(std::string_view text) {
   throw std::invalid_argument("redis url \"" + shown + "\": " + why);
 }
 
-int hex_value(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
 std::optional<std::string> percent_decode(std::string_view s) {
   std::string out;
   out.reserve(s.size());
@@ -41,7 +35,7 @@ std::optional<std::string> percent_decode(std::string_view s) {
       continue;
     }
     if (i + 2 >= s.size()) return std::nullopt;
-    const int hi = hex_value(s[i + 1]), lo = hex_value(s[i + 2]);
+    const int hi = text::hex_value(s[i + 1]), lo = text::hex_value(s[i + 2]);
     if (hi < 0 || lo < 0) return std::nullopt;
     out += static_cast<char>(hi * 16 + lo);
     i += 2;

@@ -28,6 +28,7 @@
 #include <openssl/ssl.h>
 #include <spdlog/spdlog.h>
 
+#include "pipeline/core/text.h"
 #include "pipeline/core/time.h"
 #include "service/alerts/address_policy.h"
 
@@ -48,13 +49,6 @@ constexpr uint32_t kMaxHeaderBytes = 16 * 1024;
 // ones is cut off here rather than by the deadline only.
 constexpr int kMaxInterimResponses = 8;
 
-char to_lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
-
-bool iequals(std::string_view a, std::string_view b) {
-  return a.size() == b.size() &&
-         std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) { return to_lower(x) == to_lower(y); });
-}
-
 // RFC 9110 token characters.
 bool valid_header_name(std::string_view name) {
   static constexpr std::string_view kExtra = "!#$%&'*+-.^_`|~";
@@ -73,8 +67,8 @@ bool valid_header_value(std::string_view value) {
 }
 
 bool is_client_owned_header(std::string_view name) {
-  return iequals(name, "Host") || iequals(name, "Content-Length") ||
-         iequals(name, "Transfer-Encoding") || iequals(name, "Connection");
+  return text::iequals(name, "Host") || text::iequals(name, "Content-Length") ||
+         text::iequals(name, "Transfer-Encoding") || text::iequals(name, "Connection");
 }
 
 Result make_result(Outcome outcome, std::string error, int status = 0) {

@@ -4,7 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "pipeline/core/envelope.h"  // valid_utf8
+#include "pipeline/core/envelope.h"
+#include "pipeline/core/text.h"
 
 namespace logsift {
 namespace {
@@ -23,7 +24,7 @@ const json* member_ci(const json& obj, std::string_view key) {
   auto it = obj.find(std::string(key));
   if (it != obj.end()) return &*it;
   for (auto i = obj.begin(); i != obj.end(); ++i)
-    if (iequals(i.key(), key)) return &*i;
+    if (text::iequals(i.key(), key)) return &*i;
   return nullptr;
 }
 
@@ -48,7 +49,7 @@ std::optional<std::string> scalar_text(const json& v) {
 
 // "sshd[123]:" -> "sshd"
 std::string strip_syslogtag(std::string_view tag) {
-  tag = trim_blanks(tag);
+  tag = text::trim_blanks(tag);
   if (!tag.empty() && tag.back() == ':') tag.remove_suffix(1);
   if (!tag.empty() && tag.back() == ']') {
     size_t b = tag.rfind('[');
@@ -59,7 +60,7 @@ std::string strip_syslogtag(std::string_view tag) {
 
 bool is_message_key(std::string_view path, const BulkOptions& opts) {
   for (const auto& k : opts.message_keys)
-    if (iequals(k, path)) return true;
+    if (text::iequals(k, path)) return true;
   return false;
 }
 
@@ -77,7 +78,7 @@ void flatten_labels(const json& obj, const std::string& prefix, int depth, const
     if (lb->classify(path) == CanonicalLabel::kService) {
       std::string_view last = path;
       if (size_t d = last.rfind('.'); d != std::string_view::npos) last.remove_prefix(d + 1);
-      if (iequals(last, "syslogtag")) *text = strip_syslogtag(*text);
+      if (text::iequals(last, "syslogtag")) *text = strip_syslogtag(*text);
     }
     lb->add(path, *text);
   }
@@ -123,7 +124,7 @@ std::string message_keys_text(const BulkOptions& opts) {
 void read_document(std::string_view line, const BulkOptions& opts, BulkItem* item, BulkRequest* out) {
   json src = json::parse(line, nullptr, /*allow_exceptions=*/false);
   if (src.is_discarded()) {
-    bulk_fail_item(item, valid_utf8(line) ? "failed to parse: the source is not valid JSON"
+    bulk_fail_item(item, text::valid_utf8(line) ? "failed to parse: the source is not valid JSON"
                                           : "failed to parse: the source is not valid UTF-8");
     return;
   }
@@ -146,7 +147,7 @@ void read_document(std::string_view line, const BulkOptions& opts, BulkItem* ite
     const json* v = lookup(*doc, k);
     if (!v || !v->is_string()) continue;
     const auto& s = v->get_ref<const std::string&>();
-    std::string_view t = trim_blanks(s);  // rsyslog's msg of a 3164 message starts with a space
+    std::string_view t = text::trim_blanks(s);  // rsyslog's msg of a 3164 message starts with a space
     if (t.empty()) continue;
     message = std::string(t);
     found = true;
@@ -187,7 +188,7 @@ std::optional<IngestError> parse_bulk(std::string_view body, std::string_view pa
       pos = nl == std::string_view::npos ? body.size() : nl + 1;
       ++line_no;
       if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
-      if (trim_blanks(l).empty()) continue;
+      if (text::trim_blanks(l).empty()) continue;
       *line = l;
       return true;
     }
@@ -203,7 +204,7 @@ std::optional<IngestError> parse_bulk(std::string_view body, std::string_view pa
                  "more than " + std::to_string(opts.ingest.max_entries) + " actions in one bulk request");
     json action = json::parse(line, nullptr, /*allow_exceptions=*/false);
     if (action.is_discarded()) {
-      if (!valid_utf8(line)) return err(Reject::kInvalidUtf8, "Malformed " + where + ": not valid UTF-8");
+      if (!text::valid_utf8(line)) return err(Reject::kInvalidUtf8, "Malformed " + where + ": not valid UTF-8");
       return err(Reject::kMalformedJson, "Malformed " + where + ": not valid JSON");
     }
     if (!action.is_object() || action.size() != 1)

@@ -6,7 +6,7 @@
 #include <unordered_set>
 
 #include "lsh/lsh.h"
-#include "pipeline/core/structured.h"  // ascii_lower
+#include "pipeline/core/text.h"
 #include "pipeline/core/time.h"
 #include "pipeline/stages/bank_miner.h"
 #include "pipeline/store/catalog.h"
@@ -78,7 +78,7 @@ HttpResponse handle_clusters(ServerContext& ctx, const HttpRequest& req, const T
     const std::unordered_set<uint64_t> keep(ids.begin(), ids.end());
     std::erase_if(counts, [&](const auto& c) { return !keep.count(c.first); });
   }
-  const std::string q_lower = ascii_lower(q);
+  const std::string q_lower = text::ascii_lower(q);
   json page = json::array();
   int64_t matched = 0;
   constexpr size_t kChunk = 256;
@@ -90,7 +90,7 @@ HttpResponse handle_clusters(ServerContext& ctx, const HttpRequest& req, const T
     for (size_t j = i; j < std::min(counts.size(), i + kChunk) && r < rows.size(); ++j) {
       if (rows[r]["cluster_id"] != lsh::format_id(counts[j].first)) continue;  // not in the catalog (yet)
       json row = std::move(rows[r++]);
-      if (!q.empty() && ascii_lower(row.value("template", "")).find(q_lower) == std::string::npos) continue;
+      if (!q.empty() && text::ascii_lower(row.value("template", "")).find(q_lower) == std::string::npos) continue;
       if (matched >= offset && matched < offset + limit) {
         row["window_count"] = counts[j].second;
         page.push_back(std::move(row));

@@ -22,6 +22,7 @@
 #include "pipeline/core/metrics.h"  // Reject (the reason only; nothing is counted here)
 #include "pipeline/core/record.h"
 #include "pipeline/core/structured.h"
+#include "pipeline/core/text.h"
 
 namespace logsift {
 
@@ -66,12 +67,12 @@ struct IngestOptions {
 inline std::string media_type(std::string_view content_type) {
   size_t semi = content_type.find(';');
   if (semi != std::string_view::npos) content_type = content_type.substr(0, semi);
-  return ascii_lower(trim_blanks(content_type));
+  return text::ascii_lower(text::trim_blanks(content_type));
 }
 
 // Content-Encoding values the parsers accept as "not encoded".
 inline bool identity_encoding(std::string_view content_encoding) {
-  std::string e = ascii_lower(trim_blanks(content_encoding));
+  std::string e = text::ascii_lower(text::trim_blanks(content_encoding));
   return e.empty() || e == "identity";
 }
 

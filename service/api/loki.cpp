@@ -6,7 +6,8 @@
 #include <snappy.h>
 
 #include "loki_push.pb.h"            // generated from service/api/proto/loki_push.proto
-#include "pipeline/core/envelope.h"  // valid_utf8
+#include "pipeline/core/envelope.h"
+#include "pipeline/core/text.h"
 
 namespace logsift {
 namespace {
@@ -186,7 +187,7 @@ std::optional<IngestError> parse_loki_json(std::string_view body, const IngestOp
   ojson doc = ojson::parse(body, nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded()) {
     // nlohmann rejects invalid UTF-8 too: say which it was.
-    if (!valid_utf8(body)) return err(Reject::kInvalidUtf8, "body is not valid UTF-8");
+    if (!text::valid_utf8(body)) return err(Reject::kInvalidUtf8, "body is not valid UTF-8");
     return err(Reject::kMalformedJson, "body is not valid JSON");
   }
   if (!doc.is_object()) return err(Reject::kWrongType, "body must be a JSON object {\"streams\": [...]}");
@@ -271,7 +272,7 @@ std::optional<IngestError> parse_loki_protobuf(std::string_view body, const Inge
   for (int si = 0; si < req.streams_size(); ++si) {
     const auto& stream = req.streams(si);
     std::string sw = "streams[" + std::to_string(si) + "]";
-    if (!valid_utf8(stream.labels())) return err(Reject::kInvalidUtf8, sw + ".labels is not valid UTF-8");
+    if (!text::valid_utf8(stream.labels())) return err(Reject::kInvalidUtf8, sw + ".labels is not valid UTF-8");
     Pairs pairs;
     std::string lerr;
     if (!stream.labels().empty() && !parse_label_set(stream.labels(), &pairs, &lerr))
@@ -281,7 +282,7 @@ std::optional<IngestError> parse_loki_protobuf(std::string_view body, const Inge
     for (int ei = 0; ei < stream.entries_size(); ++ei) {
       const auto& en = stream.entries(ei);
       std::string ew = sw + ".entries[" + std::to_string(ei) + "]";
-      if (!valid_utf8(en.line())) return err(Reject::kInvalidUtf8, ew + ".line is not valid UTF-8");
+      if (!text::valid_utf8(en.line())) return err(Reject::kInvalidUtf8, ew + ".line is not valid UTF-8");
       Pairs md;
       for (const auto& p : en.structured_metadata()) md.emplace_back(p.name(), p.value());
       IngestEntry e;
@@ -300,13 +301,13 @@ std::optional<IngestError> parse_loki_push(std::string_view content_type, std::s
                                            std::vector<IngestEntry>* out) {
   if (!identity_encoding(content_encoding))
     return err(Reject::kUnsupportedMediaType,
-               "Content-Encoding '" + std::string(trim_blanks(content_encoding)).substr(0, 32) +
+               "Content-Encoding '" + std::string(text::trim_blanks(content_encoding)).substr(0, 32) +
                    "' is not supported: send JSON uncompressed or protobuf snappy-compressed");
   std::string mt = media_type(content_type);
   if (mt == "application/json") return parse_loki_json(body, opts, out);
   if (mt == "application/x-protobuf" || mt == "application/protobuf") return parse_loki_protobuf(body, opts, out);
   if (mt.empty()) {
-    std::string_view t = trim_blanks(body);
+    std::string_view t = text::trim_blanks(body);
     if (!t.empty() && t.front() == '{') return parse_loki_json(body, opts, out);
     return parse_loki_protobuf(body, opts, out);
   }

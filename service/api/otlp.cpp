@@ -7,7 +7,8 @@
 #include <nlohmann/json.hpp>
 
 #include "otlp_logs.pb.h"            // generated from service/api/proto/otlp_logs.proto
-#include "pipeline/core/envelope.h"  // valid_utf8
+#include "pipeline/core/envelope.h"
+#include "pipeline/core/text.h"
 
 namespace logsift {
 namespace {
@@ -140,7 +141,7 @@ bool render_json(const otlppb::AnyValue& v, int depth, std::string* out, std::st
   }
   switch (v.value_case()) {
     case otlppb::AnyValue::kStringValue:
-      if (!valid_utf8(v.string_value())) {
+      if (!text::valid_utf8(v.string_value())) {
         *error = "string is not valid UTF-8";
         return false;
       }
@@ -175,7 +176,7 @@ bool render_json(const otlppb::AnyValue& v, int depth, std::string* out, std::st
       out->push_back('{');
       bool first = true;
       for (const auto& kv : v.kvlist_value().values()) {
-        if (!valid_utf8(kv.key())) {
+        if (!text::valid_utf8(kv.key())) {
           *error = "key is not valid UTF-8";
           return false;
         }
@@ -203,7 +204,7 @@ std::optional<std::string> value_text(const otlppb::AnyValue& v, std::string* er
     case otlppb::AnyValue::VALUE_NOT_SET:
       return std::nullopt;
     case otlppb::AnyValue::kStringValue:
-      if (!valid_utf8(v.string_value())) {
+      if (!text::valid_utf8(v.string_value())) {
         *error = "string is not valid UTF-8";
         return std::nullopt;
       }
@@ -266,7 +267,7 @@ std::optional<IngestError> extract(const otlppb::ExportLogsServiceRequest& req, 
         LabelBuilder lb(otlp_label_keys(), opts.max_labels, false, &opts.keep_keys);
         for (const auto& [k, v] : rattrs) lb.add(k, v);
         if (!rec.severity_text().empty()) {
-          if (!valid_utf8(rec.severity_text()))
+          if (!text::valid_utf8(rec.severity_text()))
             return err(Reject::kInvalidUtf8, path() + ".severityText is not valid UTF-8");
           lb.set(CanonicalLabel::kLevel, rec.severity_text(), -1);
         } else if (auto lvl = otlp_severity_level(rec.severity_number()); !lvl.empty()) {
@@ -282,7 +283,7 @@ std::optional<IngestError> extract(const otlppb::ExportLogsServiceRequest& req, 
         if (rec.has_body()) {
           const auto& b = rec.body();
           if (b.value_case() == otlppb::AnyValue::kStringValue) {
-            if (!valid_utf8(b.string_value())) return err(Reject::kInvalidUtf8, path() + ".body is not valid UTF-8");
+            if (!text::valid_utf8(b.string_value())) return err(Reject::kInvalidUtf8, path() + ".body is not valid UTF-8");
             e.message = b.string_value();
           } else if (b.value_case() != otlppb::AnyValue::VALUE_NOT_SET) {
             if (!render_json(b, 0, &e.message, &error))
@@ -560,7 +561,7 @@ std::optional<IngestError> parse_otlp_logs_json(std::string_view body, const Ing
   if (body.find_first_not_of(" \t\r\n") == std::string_view::npos) return err(Reject::kEmptyLine, "empty body");
   json doc = json::parse(body, nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded()) {
-    if (!valid_utf8(body)) return err(Reject::kInvalidUtf8, "body is not valid UTF-8");
+    if (!text::valid_utf8(body)) return err(Reject::kInvalidUtf8, "body is not valid UTF-8");
     return err(Reject::kMalformedJson, "body is not valid JSON");
   }
   otlppb::ExportLogsServiceRequest req;
@@ -574,7 +575,7 @@ std::optional<IngestError> parse_otlp_logs(std::string_view content_type, std::s
                                            std::vector<IngestEntry>* out) {
   if (!identity_encoding(content_encoding))
     return err(Reject::kUnsupportedMediaType,
-               "Content-Encoding '" + std::string(trim_blanks(content_encoding)).substr(0, 32) +
+               "Content-Encoding '" + std::string(text::trim_blanks(content_encoding)).substr(0, 32) +
                    "' is not supported: configure the OTLP exporter with compression \"none\"");
   std::string mt = media_type(content_type);
   if (mt == "application/x-protobuf" || mt == "application/protobuf") return parse_otlp_logs_protobuf(body, opts, out);

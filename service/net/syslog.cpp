@@ -2,10 +2,12 @@
 
 #include <cstring>
 
+#include "pipeline/core/text.h"
+
 namespace logsift {
 
 namespace {
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
+using text::is_digit;
 constexpr size_t kMaxCountDigits = 10;
 }  // namespace
 

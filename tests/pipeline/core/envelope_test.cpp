@@ -3,18 +3,19 @@
 #include <nlohmann/json.hpp>
 
 #include "pipeline/core/envelope.h"
+#include "pipeline/core/text.h"
 
 namespace logsift {
 namespace {
 
 TEST(Utf8, ValidAndInvalid) {
-  EXPECT_TRUE(valid_utf8("plain ascii"));
-  EXPECT_TRUE(valid_utf8("müller 東京 😀"));
-  EXPECT_FALSE(valid_utf8("\xff"));
-  EXPECT_FALSE(valid_utf8("\xc3"));              // truncated
-  EXPECT_FALSE(valid_utf8("\xc0\xaf"));          // overlong '/'
-  EXPECT_FALSE(valid_utf8("\xed\xa0\x80"));      // surrogate
-  EXPECT_FALSE(valid_utf8("\xf4\x90\x80\x80"));  // > U+10FFFF
+  EXPECT_TRUE(text::valid_utf8("plain ascii"));
+  EXPECT_TRUE(text::valid_utf8("müller 東京 😀"));
+  EXPECT_FALSE(text::valid_utf8("\xff"));
+  EXPECT_FALSE(text::valid_utf8("\xc3"));              // truncated
+  EXPECT_FALSE(text::valid_utf8("\xc0\xaf"));          // overlong '/'
+  EXPECT_FALSE(text::valid_utf8("\xed\xa0\x80"));      // surrogate
+  EXPECT_FALSE(text::valid_utf8("\xf4\x90\x80\x80"));  // > U+10FFFF
 }
 
 TEST(Envelope, HttpObject) {
