@@ -1,8 +1,8 @@
 #include "config/config.h"
 
 #include "config/cidr.h"
+#include "pipeline/ingest/structured.h"
 #include "pipeline/stages/slots.h"
-#include "pipeline/core/structured.h"
 #include "pipeline/store/redis.h"
 
 #include <algorithm>

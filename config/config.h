@@ -47,8 +47,8 @@ struct Config {
   bool structured_messages = true;
   std::string message_keys;  // comma-separated
   bool structured_keep_caller = false;
-  bool syslog_headers = true;  // pipeline/core/structured.h: a text line's syslog header -> labels
-  std::string app_layouts = "layouts-v3";  // pipeline/core/structured.h: "layouts-v3" | "layouts-v2" | "layouts-v1" | "off"
+  bool syslog_headers = true;  // pipeline/ingest/structured.h: a text line's syslog header -> labels
+  std::string app_layouts = "layouts-v3";  // pipeline/ingest/structured.h: "layouts-v3" | "layouts-v2" | "layouts-v1" | "off"
   // message_keys split (split_list). Inline: the parsers' fuzz targets link
   // the envelope without config.cpp.
   std::vector<std::string> message_key_list() const {

@@ -117,4 +117,86 @@ std::optional<int64_t> parse_duration_ms(std::string_view text) {
   return n * scale;
 }
 
+
+int64_t days_from_civil(int64_t y, unsigned m, unsigned d) {
+  y -= m <= 2;
+  const int64_t era = (y >= 0 ? y : y - 399) / 400;
+  const unsigned yoe = static_cast<unsigned>(y - era * 400);
+  const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + static_cast<int64_t>(doe) - 719468;
+}
+
+namespace {
+
+using text::is_digit;
+
+bool read_digits(std::string_view s, size_t* i, size_t n, int* out) {
+  if (*i + n > s.size()) return false;
+  int v = 0;
+  for (size_t k = 0; k < n; ++k) {
+    char c = s[*i + k];
+    if (!is_digit(c)) return false;
+    v = v * 10 + (c - '0');
+  }
+  *i += n;
+  *out = v;
+  return true;
+}
+
+unsigned days_in_month(int y, int m) {
+  static constexpr unsigned kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  if (m == 2 && ((y % 4 == 0 && y % 100 != 0) || y % 400 == 0)) return 29;
+  return kDays[m - 1];
+}
+
+}  // namespace
+
+std::optional<int64_t> parse_rfc3339_ms(std::string_view s) {
+  size_t i = 0;
+  int y, mo, d, h, mi, sec;
+  if (!read_digits(s, &i, 4, &y) || i >= s.size() || s[i++] != '-') return std::nullopt;
+  if (!read_digits(s, &i, 2, &mo) || i >= s.size() || s[i++] != '-') return std::nullopt;
+  if (!read_digits(s, &i, 2, &d) || i >= s.size()) return std::nullopt;
+  if (s[i] != 'T' && s[i] != 't' && s[i] != ' ') return std::nullopt;
+  ++i;
+  if (!read_digits(s, &i, 2, &h) || i >= s.size() || s[i++] != ':') return std::nullopt;
+  if (!read_digits(s, &i, 2, &mi) || i >= s.size() || s[i++] != ':') return std::nullopt;
+  if (!read_digits(s, &i, 2, &sec)) return std::nullopt;
+  if (mo < 1 || mo > 12 || d < 1 || static_cast<unsigned>(d) > days_in_month(y, mo) || h > 23 || mi > 59 || sec > 60)
+    return std::nullopt;
+  int ms = 0;
+  if (i < s.size() && (s[i] == '.' || s[i] == ',')) {
+    ++i;
+    size_t n = 0;
+    while (i < s.size() && is_digit(s[i])) {
+      if (n < 3) ms = ms * 10 + (s[i] - '0');
+      ++n, ++i;
+    }
+    if (n == 0 || n > 12) return std::nullopt;
+    for (size_t k = n; k < 3; ++k) ms *= 10;
+  }
+  int64_t offset_min = 0;
+  if (i < s.size()) {
+    char z = s[i];
+    if (z == 'Z' || z == 'z') {
+      ++i;
+    } else if (z == '+' || z == '-') {
+      ++i;
+      int oh, om;
+      if (!read_digits(s, &i, 2, &oh)) return std::nullopt;
+      if (i < s.size() && s[i] == ':') ++i;
+      if (!read_digits(s, &i, 2, &om) || oh > 23 || om > 59) return std::nullopt;
+      offset_min = (oh * 60 + om) * (z == '-' ? -1 : 1);
+    } else {
+      return std::nullopt;
+    }
+  }
+  if (i != s.size()) return std::nullopt;
+  if (sec == 60) sec = 59;  // leap second: clamp
+  int64_t days = days_from_civil(y, static_cast<unsigned>(mo), static_cast<unsigned>(d));
+  int64_t secs = days * 86400 + h * 3600 + mi * 60 + sec - offset_min * 60;
+  return secs * 1000 + ms;
+}
+
 }  // namespace logsift

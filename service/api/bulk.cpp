@@ -4,8 +4,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "pipeline/core/envelope.h"
 #include "pipeline/core/text.h"
+#include "pipeline/core/time.h"
+#include "pipeline/ingest/envelope.h"
+#include "pipeline/ingest/labels.h"
 
 namespace logsift {
 namespace {

@@ -5,9 +5,9 @@
 
 #include <boost/asio/post.hpp>
 
-#include "pipeline/core/envelope.h"
 #include "pipeline/core/metrics.h"
 #include "pipeline/core/time.h"
+#include "pipeline/ingest/envelope.h"
 
 namespace logsift::api {
 

@@ -15,9 +15,9 @@
 // when nothing at all was usable).
 #include <optional>
 
-#include "pipeline/core/envelope.h"
 #include "pipeline/core/metrics.h"
 #include "pipeline/core/time.h"
+#include "pipeline/ingest/envelope.h"
 #include "service/api/bulk.h"
 #include "service/api/ingest_entry.h"
 #include "service/api/loki.h"

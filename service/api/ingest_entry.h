@@ -5,11 +5,11 @@
 //
 // An entry's message is the line as the client sent it, already unescaped;
 // it is not yet checked against max_line_bytes, blank-ness or UTF-8 of the
-// pipeline (check_text in pipeline/core/envelope.h does that per record), and
-// not yet reduced by extract_structured (pipeline/core/structured.h): the
+// pipeline (check_text in pipeline/ingest/envelope.h does that per record), and
+// not yet reduced by extract_structured (pipeline/ingest/structured.h): the
 // caller runs both, then merge_labels() to add the line's own labels.
 //
-// Label mapping is done in one place, LabelBuilder (pipeline/core/structured.h);
+// Label mapping is done in one place, LabelBuilder (pipeline/ingest/structured.h);
 // each protocol only names its source keys (the *_label_keys() below).
 #pragma once
 
@@ -21,8 +21,8 @@
 
 #include "pipeline/core/metrics.h"  // Reject (the reason only; nothing is counted here)
 #include "pipeline/core/record.h"
-#include "pipeline/core/structured.h"
 #include "pipeline/core/text.h"
+#include "pipeline/ingest/structured.h"
 
 namespace logsift {
 

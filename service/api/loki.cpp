@@ -6,8 +6,9 @@
 #include <snappy.h>
 
 #include "loki_push.pb.h"            // generated from service/api/proto/loki_push.proto
-#include "pipeline/core/envelope.h"
 #include "pipeline/core/text.h"
+#include "pipeline/ingest/envelope.h"
+#include "pipeline/ingest/labels.h"
 
 namespace logsift {
 namespace {

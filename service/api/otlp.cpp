@@ -7,8 +7,9 @@
 #include <nlohmann/json.hpp>
 
 #include "otlp_logs.pb.h"            // generated from service/api/proto/otlp_logs.proto
-#include "pipeline/core/envelope.h"
 #include "pipeline/core/text.h"
+#include "pipeline/ingest/envelope.h"
+#include "pipeline/ingest/labels.h"
 
 namespace logsift {
 namespace {

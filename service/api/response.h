@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "pipeline/core/envelope.h"
+#include "pipeline/ingest/envelope.h"
 #include "service/api/http_api.h"
 
 namespace logsift::api {

@@ -8,7 +8,7 @@
 #include <cstdlib>
 #include <iostream>
 
-#include "pipeline/core/envelope.h"
+#include "pipeline/ingest/envelope.h"
 #include "pipeline/pipeline.h"
 #include "service/cli/cli.h"
 

@@ -3,9 +3,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "pipeline/core/envelope.h"
-#include "pipeline/core/structured.h"
 #include "pipeline/eval/eval.h"
+#include "pipeline/ingest/envelope.h"
+#include "pipeline/ingest/structured.h"
 #include "pipeline/pipeline.h"
 #include "service/cli/cli.h"
 
@@ -31,7 +31,7 @@ int cmd_eval(const Args& a) {
   logsift::Pipeline pipeline(a.config, nullptr);
   // Score what the service clusters: with structured_messages (the default)
   // a JSON/logfmt/klog line is clustered on its message field, as every
-  // ingest path does (pipeline/core/envelope.h apply_structured).
+  // ingest path does (pipeline/ingest/envelope.h apply_structured).
   const bool structured = a.config.structured_messages;
   const logsift::StructuredOptions opts_structured = logsift::structured_options(a.config);
   auto fn = [&pipeline, structured, &opts_structured](const std::vector<std::string>& lines) {

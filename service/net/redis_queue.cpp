@@ -2,10 +2,10 @@
 
 #include <spdlog/spdlog.h>
 
-#include "pipeline/core/envelope.h"
 #include "pipeline/core/metrics.h"
 #include "pipeline/core/thread_name.h"
 #include "pipeline/core/time.h"
+#include "pipeline/ingest/envelope.h"
 #include "pipeline/pipeline.h"
 
 namespace logsift {

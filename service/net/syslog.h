@@ -13,8 +13,8 @@
 // counted frames with an LF, so the next frame starts there).
 //
 //
-// Parsing (parse_syslog, SyslogMessage): pipeline/core/syslog_message.h, where
-// structured-line extraction (pipeline/core/structured.h) uses it too.
+// Parsing (parse_syslog, SyslogMessage): pipeline/ingest/syslog_message.h, where
+// structured-line extraction (pipeline/ingest/structured.h) uses it too.
 #pragma once
 
 #include <cstddef>
@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "pipeline/core/record.h"
-#include "pipeline/core/syslog_message.h"
+#include "pipeline/ingest/syslog_message.h"
 
 namespace logsift {
 

@@ -7,9 +7,9 @@
 #include <boost/beast/core.hpp>
 #include <spdlog/spdlog.h>
 
-#include "pipeline/core/envelope.h"
 #include "pipeline/core/metrics.h"
 #include "pipeline/core/time.h"
+#include "pipeline/ingest/envelope.h"
 #include "service/net/syslog.h"
 
 namespace logsift {

@@ -8,10 +8,10 @@
 #include <boost/beast/core.hpp>
 #include <spdlog/spdlog.h>
 
-#include "pipeline/core/envelope.h"
 #include "pipeline/core/line_framer.h"
 #include "pipeline/core/metrics.h"
 #include "pipeline/core/time.h"
+#include "pipeline/ingest/envelope.h"
 
 namespace logsift {
 namespace {

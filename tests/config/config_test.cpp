@@ -6,8 +6,8 @@
 #include <nlohmann/json.hpp>
 
 #include "config/config.h"
-#include "pipeline/core/envelope.h"
-#include "pipeline/core/structured.h"
+#include "pipeline/ingest/envelope.h"
+#include "pipeline/ingest/structured.h"
 
 namespace logsift {
 namespace {

@@ -12,8 +12,8 @@
 #include <string_view>
 
 #include "config/config.h"
-#include "pipeline/core/envelope.h"
 #include "pipeline/core/line_framer.h"
+#include "pipeline/ingest/envelope.h"
 
 namespace {
 

@@ -6,8 +6,8 @@
 #include <string>
 #include <string_view>
 
-#include "pipeline/core/structured.h"
 #include "pipeline/core/params.h"
+#include "pipeline/ingest/structured.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view in(reinterpret_cast<const char*>(data), size);

@@ -24,12 +24,13 @@ flags=(-std=c++20 -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undef
        -I"$root" -I"$out/gen" -include utility)
 protoc --cpp_out="$out/gen" -I"$root/service/api/proto" "$root/service/api/proto/loki_push.proto" \
   "$root/service/api/proto/otlp_logs.proto"
-common=("$root/pipeline/core/structured.cpp" "$root/pipeline/core/syslog_message.cpp" "$root/pipeline/core/envelope.cpp" "$root/pipeline/core/metrics.cpp" "$root/pipeline/core/memory.cpp")
+common=("$root"/pipeline/ingest/*.cpp "$root/pipeline/core/text.cpp" "$root/pipeline/core/time.cpp"
+        "$root/pipeline/core/metrics.cpp" "$root/pipeline/core/memory.cpp")
 build() {  # NAME SOURCES... -- LIBS...
   local name=$1; shift
   # Rebuilt when run.sh or any parser/pipeline-core/config source is newer than the binary.
   if [[ -x "$out/$name" && -z "${FUZZ_REBUILD:-}" && "$out/$name" -nt "$here/run.sh" ]] &&
-     [[ -z "$(find "$root/service/net" "$root/service/api" "$root/service/alerts" "$root/pipeline/core" "$root/pipeline/stages" "$root/pipeline/store" "$root/pipeline/eval" "$root/config" "$here" \
+     [[ -z "$(find "$root/service/net" "$root/service/api" "$root/service/alerts" "$root/pipeline/core" "$root/pipeline/ingest" "$root/pipeline/stages" "$root/pipeline/store" "$root/pipeline/eval" "$root/config" "$here" \
                 -newer "$out/$name" \( -name '*.cpp' -o -name '*.h' -o -name '*.proto' -o -name '*.jsonc' \) -print -quit)" ]]; then
     return 0
   fi
@@ -39,15 +40,17 @@ build() {  # NAME SOURCES... -- LIBS...
 # The embedded default config, generated as CMake does (cmake/default_config.cmake).
 cmake -DIN="$root/config/logsift.jsonc" -DTEMPLATE="$root/config/default_config.cpp.in" \
   -DOUT="$out/gen/default_config.cpp" -P "$root/cmake/default_config.cmake"
-config=("$root/config/config.cpp" "$root/config/cidr.cpp" "$root/pipeline/store/redis_url.cpp" "$root/pipeline/core/time.cpp" "$out/gen/default_config.cpp")
+# Without core/time.cpp: the targets that link "${common[@]}" have it there.
+config=("$root/config/config.cpp" "$root/config/cidr.cpp" "$root/pipeline/store/redis_url.cpp" "$out/gen/default_config.cpp")
 build fuzz_syslog "$here/fuzz_syslog.cpp" "$root/service/net/syslog.cpp" "${common[@]}" -lre2
 build fuzz_structured "$here/fuzz_structured.cpp" "$root/pipeline/core/params.cpp" "${common[@]}" -lre2
 build fuzz_ingest "$here/fuzz_ingest.cpp" "$root/service/api/loki.cpp" "$root/service/api/otlp.cpp" \
   "$root/service/api/bulk.cpp" "$out/gen/loki_push.pb.cc" "$out/gen/otlp_logs.pb.cc" "${common[@]}" \
   -lprotobuf -lsnappy -lre2 -lpthread
 build fuzz_envelope "$here/fuzz_envelope.cpp" "${common[@]}" "${config[@]}" -lre2
-build fuzz_webhook "$here/fuzz_webhook.cpp" "$root/service/alerts/webhook_url.cpp" "$root/pipeline/core/time.cpp" -lre2
-build fuzz_config "$here/fuzz_config.cpp" "${config[@]}" -lre2
+build fuzz_webhook "$here/fuzz_webhook.cpp" "$root/service/alerts/webhook_url.cpp" "$root/pipeline/core/time.cpp" \
+  "$root/pipeline/core/text.cpp" -lre2
+build fuzz_config "$here/fuzz_config.cpp" "${config[@]}" "$root/pipeline/core/time.cpp" "$root/pipeline/core/text.cpp" -lre2
 build fuzz_redis_url "$here/fuzz_redis_url.cpp" "$root/pipeline/store/redis_url.cpp"
 build fuzz_counts "$here/fuzz_counts.cpp" "$root/pipeline/store/redis_windows_codec.cpp" "$root/lsh/lsh.cpp"
 build fuzz_eval "$here/fuzz_eval.cpp" "$root/pipeline/eval/eval.cpp" "$root/pipeline/eval/csv.cpp"

@@ -1,7 +1,7 @@
 // Syslog message parsing (RFC 5424 and the RFC 3164 forms real senders
 // produce). Pure: no sockets, no logging. Used by the syslog listener
 // (service/net/syslog.h) and by structured-line extraction for text lines
-// that carry a syslog header (pipeline/core/structured.h).
+// that carry a syslog header (pipeline/ingest/structured.h).
 //
 // Parsing (parse_syslog):
 //   RFC 5424  <PRI>1 TIMESTAMP HOSTNAME APP-NAME PROCID MSGID SD [MSG]

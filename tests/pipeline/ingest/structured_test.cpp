@@ -2,7 +2,8 @@
 
 #include <string>
 
-#include "pipeline/core/structured.h"
+#include "pipeline/core/time.h"
+#include "pipeline/ingest/structured.h"
 
 namespace logsift {
 namespace {

@@ -14,7 +14,7 @@
 #include "config/config.h"
 #include "pipeline/core/metrics.h"
 #include "pipeline/core/record.h"
-#include "pipeline/core/structured.h"
+#include "pipeline/ingest/structured.h"
 
 namespace logsift {
 
@@ -50,7 +50,7 @@ std::optional<EnvelopeError> batch_from_json(std::string_view body, const Config
 
 // Structured lines (structured_messages, on by default): when r.text is a
 // JSON, logfmt or klog line, or free text followed by a JSON object, what
-// gets clustered is its message field (pipeline/core/structured.h); its
+// gets clustered is its message field (pipeline/ingest/structured.h); its
 // level/service/host fields become labels unless the record already has
 // them, other per-line fields (timestamps, trace ids, ...) are dropped. The
 // line keeps its place in the batch; a message that had to be unescaped is

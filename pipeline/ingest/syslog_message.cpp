@@ -1,10 +1,11 @@
-#include "pipeline/core/syslog_message.h"
+#include "pipeline/ingest/syslog_message.h"
 
 #include <chrono>
 #include <string>
 
-#include "pipeline/core/structured.h"  // LabelBuilder, parse_rfc3339_ms, days_from_civil
 #include "pipeline/core/text.h"
+#include "pipeline/core/time.h"
+#include "pipeline/ingest/labels.h"
 
 namespace logsift {
 

@@ -1,11 +1,11 @@
-#include "pipeline/core/envelope.h"
+#include "pipeline/ingest/envelope.h"
 
 #include <algorithm>
 
 #include <nlohmann/json.hpp>
 
-#include "pipeline/core/structured.h"
 #include "pipeline/core/text.h"
+#include "pipeline/ingest/structured.h"
 
 namespace logsift {
 namespace {

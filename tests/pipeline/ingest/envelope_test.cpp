@@ -2,8 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "pipeline/core/envelope.h"
 #include "pipeline/core/text.h"
+#include "pipeline/ingest/envelope.h"
 
 namespace logsift {
 namespace {
