@@ -1,9 +1,8 @@
 #include "config/config.h"
 
 #include "config/cidr.h"
-#include "pipeline/ingest/structured.h"
-#include "pipeline/stages/slots.h"
-#include "pipeline/store/redis.h"
+#include "config/redis_url.h"
+#include "config/versions.h"
 
 #include <algorithm>
 #include <cctype>

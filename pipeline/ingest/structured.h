@@ -97,6 +97,7 @@
 #include <string_view>
 #include <vector>
 
+#include "config/versions.h"
 #include "pipeline/core/record.h"
 #include "pipeline/ingest/labels.h"
 
@@ -108,23 +109,6 @@ bool unquote_go_string(std::string_view inner, std::string* out);
 
 // ---------------------------------------------------------------------------
 // Structured-line extraction.
-
-// The versions of the application text layouts: part of the cluster-id
-// contract (GET /info). layouts-v1: the JVM's. layouts-v2: + Python, Go,
-// Kafka, nginx and Apache httpd. layouts-v3: + spdlog, gunicorn, Rust, Ruby,
-// PHP's Monolog, Go's log package without a level and zap's console encoder.
-inline constexpr int kAppLayoutsOff = 0;
-inline constexpr int kAppLayoutsLatest = 3;
-constexpr std::string_view app_layouts_name(int version) {
-  return version == 1 ? "layouts-v1" : version == 2 ? "layouts-v2" : version == 3 ? "layouts-v3" : "";
-}
-// The inverse of app_layouts_name plus "off"; -1 for anything else.
-constexpr int parse_app_layouts(std::string_view name) {
-  if (name == "off") return kAppLayoutsOff;
-  for (int v = 1; v <= kAppLayoutsLatest; ++v)
-    if (name == app_layouts_name(v)) return v;
-  return -1;
-}
 
 struct StructuredOptions {
   std::vector<std::string> message_keys{"msg",  "message", "log", "text", "event", "short_message", "@message",

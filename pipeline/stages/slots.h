@@ -91,33 +91,10 @@
 #include <string_view>
 #include <vector>
 
+#include "config/versions.h"
 #include "pipeline/stages/tokenizer.h"
 
 namespace logsift {
-
-// The versions of these rules: part of the cluster-id contract (GET /info).
-// slots-v1: access, quoted, kv. slots-v2: v1 + errtail. slots-v3: v2 +
-// json + backtick + units. slots-v4: v3 + words.
-inline constexpr int kSlotRulesOff = 0;
-inline constexpr int kSlotRulesLatest = 4;
-inline constexpr std::string_view kSlotRulesVersion = "slots-v4";
-
-// "slots-v1" ... "slots-v4" for 1 ... 4, "" for kSlotRulesOff.
-constexpr std::string_view slot_rules_name(int version) {
-  return version == 1   ? "slots-v1"
-         : version == 2 ? "slots-v2"
-         : version == 3 ? "slots-v3"
-         : version == 4 ? "slots-v4"
-                        : "";
-}
-// The inverse of slot_rules_name plus "off"; -1 for anything else.
-constexpr int parse_slot_rules(std::string_view name) {
-  if (name == "off") return kSlotRulesOff;
-  for (int v = 1; v <= kSlotRulesLatest; ++v)
-    if (name == slot_rules_name(v)) return v;
-  return -1;
-}
-static_assert(slot_rules_name(kSlotRulesLatest) == kSlotRulesVersion);
 
 // Applies the rules of `version` (1 to 4; 0 does nothing) to `tokens` (the
 // tokens of `line`, in order). `kept_keys`: keys whose value is not a slot

@@ -1,4 +1,4 @@
-// redis_url (config, LOGSIFT_REDIS_URL, --redis-url): pipeline/store/redis.h's
+// redis_url (config, LOGSIFT_REDIS_URL, --redis-url): config/redis_url.h's
 // parse_url on the whole input. Invariants: it returns or throws
 // std::invalid_argument, nothing else; a parsed URL has a host and a port in
 // 1..65535 (TCP/TLS) or an absolute socket path (unix) and a non-negative db;
@@ -12,7 +12,7 @@
 #include <string>
 #include <string_view>
 
-#include "pipeline/store/redis.h"
+#include "config/redis_url.h"
 
 using logsift::redis::Url;
 

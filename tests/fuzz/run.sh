@@ -41,7 +41,7 @@ build() {  # NAME SOURCES... -- LIBS...
 cmake -DIN="$root/config/logsift.jsonc" -DTEMPLATE="$root/config/default_config.cpp.in" \
   -DOUT="$out/gen/default_config.cpp" -P "$root/cmake/default_config.cmake"
 # Without core/time.cpp: the targets that link "${common[@]}" have it there.
-config=("$root/config/config.cpp" "$root/config/cidr.cpp" "$root/pipeline/store/redis_url.cpp" "$out/gen/default_config.cpp")
+config=("$root/config/config.cpp" "$root/config/cidr.cpp" "$root/config/redis_url.cpp" "$out/gen/default_config.cpp")
 build fuzz_syslog "$here/fuzz_syslog.cpp" "$root/service/net/syslog.cpp" "${common[@]}" -lre2
 build fuzz_structured "$here/fuzz_structured.cpp" "$root/pipeline/core/params.cpp" "${common[@]}" -lre2
 build fuzz_ingest "$here/fuzz_ingest.cpp" "$root/service/api/loki.cpp" "$root/service/api/otlp.cpp" \
@@ -51,7 +51,7 @@ build fuzz_envelope "$here/fuzz_envelope.cpp" "${common[@]}" "${config[@]}" -lre
 build fuzz_webhook "$here/fuzz_webhook.cpp" "$root/service/alerts/webhook_url.cpp" "$root/pipeline/core/time.cpp" \
   "$root/pipeline/core/text.cpp" -lre2
 build fuzz_config "$here/fuzz_config.cpp" "${config[@]}" "$root/pipeline/core/time.cpp" "$root/pipeline/core/text.cpp" -lre2
-build fuzz_redis_url "$here/fuzz_redis_url.cpp" "$root/pipeline/store/redis_url.cpp"
+build fuzz_redis_url "$here/fuzz_redis_url.cpp" "$root/config/redis_url.cpp"
 build fuzz_counts "$here/fuzz_counts.cpp" "$root/pipeline/store/redis_windows_codec.cpp" "$root/lsh/lsh.cpp"
 build fuzz_eval "$here/fuzz_eval.cpp" "$root/pipeline/eval/eval.cpp" "$root/pipeline/eval/csv.cpp"
 build fuzz_slots "$here/fuzz_slots.cpp" "$root/pipeline/stages/slots.cpp" "$root/pipeline/stages/tokenizer.cpp" \

@@ -1,11 +1,10 @@
-// redis:// URLs (pipeline/store/redis.h). Apart from the connection so that
-// config validation and its fuzz target need neither Asio nor hiredis.
+#include "config/redis_url.h"
+
 #include <charconv>
 #include <optional>
 #include <stdexcept>
 
 #include "pipeline/core/text.h"
-#include "pipeline/store/redis.h"
 
 namespace logsift::redis {
 
