@@ -1,9 +1,5 @@
 #include "pipeline/core/memory.h"
 
-#include <unistd.h>
-
-#include <fstream>
-
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
@@ -11,13 +7,6 @@
 #include "pipeline/core/metrics.h"
 
 namespace logsift {
-
-int64_t resident_bytes() {
-  std::ifstream statm("/proc/self/statm");
-  long pages = 0, resident = 0;
-  if (!(statm >> pages >> resident)) return 0;
-  return static_cast<int64_t>(resident) * ::sysconf(_SC_PAGESIZE);
-}
 
 HeapTrim release_free_heap() {
   HeapTrim t;

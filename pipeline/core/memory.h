@@ -9,10 +9,9 @@
 #pragma once
 #include <cstdint>
 
-namespace logsift {
+#include "pipeline/core/metrics.h"  // resident_bytes
 
-// Resident set size of this process in bytes (/proc/self/statm); 0 if unknown.
-int64_t resident_bytes();
+namespace logsift {
 
 struct HeapTrim {
   int64_t released_bytes = 0;  // resident bytes before minus after (0 if it grew meanwhile)

@@ -1,11 +1,19 @@
 #include "pipeline/core/metrics.h"
 
+#include <unistd.h>
+
 #include <chrono>
+#include <fstream>
 #include <sstream>
 
-#include "pipeline/core/memory.h"
-
 namespace logsift {
+
+int64_t resident_bytes() {
+  std::ifstream statm("/proc/self/statm");
+  long pages = 0, resident = 0;
+  if (!(statm >> pages >> resident)) return 0;
+  return static_cast<int64_t>(resident) * ::sysconf(_SC_PAGESIZE);
+}
 
 std::string_view reject_reason_name(Reject r) {
   switch (r) {

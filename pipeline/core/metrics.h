@@ -173,4 +173,8 @@ Metrics& metrics();
 // Monotonic nanoseconds for durations.
 int64_t mono_ns();
 
+// Resident set size of this process in bytes (/proc/self/statm); 0 if unknown.
+// Exported as process_resident_memory_bytes.
+int64_t resident_bytes();
+
 }  // namespace logsift
