@@ -9,17 +9,13 @@
 #include <stdexcept>
 #include <unordered_map>
 
+#include "pipeline/core/text.h"
+#include "pipeline/core/wildcards.h"
 #include "pipeline/eval/csv.h"
 
 namespace logsift::eval {
 
 namespace {
-
-constexpr std::string_view kWildcard = "<*>";
-
-bool is_space(char c) {
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
-}
 
 void check_sizes(size_t truth, size_t predicted, const char* what) {
     if (truth != predicted) {
@@ -79,9 +75,9 @@ std::vector<std::string_view> words_of(std::string_view s) {
     std::vector<std::string_view> out;
     size_t i = 0;
     while (i < s.size()) {
-        while (i < s.size() && is_space(s[i])) ++i;
+        while (i < s.size() && text::is_blank(s[i])) ++i;
         size_t j = i;
-        while (j < s.size() && !is_space(s[j])) ++j;
+        while (j < s.size() && !text::is_blank(s[j])) ++j;
         if (j > i) out.push_back(s.substr(i, j - i));
         i = j;
     }
@@ -259,29 +255,6 @@ Explanation explain(const std::vector<std::string>& truth_groups, const std::vec
     if (e.splits.size() > top) e.splits.resize(top);
     if (e.merges.size() > top) e.merges.resize(top);
     return e;
-}
-
-std::string collapse_wildcards(std::string_view tmpl) {
-    std::string out;
-    out.reserve(tmpl.size());
-    size_t i = 0;
-    while (i < tmpl.size()) {
-        if (tmpl.substr(i, kWildcard.size()) != kWildcard) {
-            out.push_back(tmpl[i++]);
-            continue;
-        }
-        out += kWildcard;
-        i += kWildcard.size();
-        // Swallow following wildcards reachable over whitespace only; if the
-        // whitespace is not followed by a wildcard it is kept.
-        for (;;) {
-            size_t j = i;
-            while (j < tmpl.size() && is_space(tmpl[j])) ++j;
-            if (tmpl.substr(j, kWildcard.size()) != kWildcard) break;
-            i = j + kWildcard.size();
-        }
-    }
-    return out;
 }
 
 double grouping_accuracy(const std::vector<std::string>& truth_groups,

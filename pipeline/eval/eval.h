@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "pipeline/core/wildcards.h"  // collapse_wildcards: the canonical form GA(tmpl) compares
+
 namespace logsift::eval {
 
 struct Prediction {
@@ -20,11 +22,6 @@ struct Prediction {
 
 // Clusters lines (in order) -> one Prediction per line, same order.
 using ClusterFn = std::function<std::vector<Prediction>(const std::vector<std::string>& lines)>;
-
-// Replaces every run of `<*>` tokens separated only by nothing or whitespace
-// with a single `<*>` ("<*> <*>", "<*><*>" -> "<*>"). Other text, including
-// whitespace elsewhere, is unchanged.
-std::string collapse_wildcards(std::string_view tmpl);
 
 // Grouping Accuracy: fraction of lines whose predicted cluster has exactly the
 // same line set as their true group (truth_groups[i] is line i's group key).

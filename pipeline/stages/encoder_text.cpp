@@ -3,7 +3,7 @@
 #include <array>
 #include <string_view>
 
-#include "pipeline/eval/eval.h"
+#include "pipeline/core/wildcards.h"
 
 namespace logsift {
 namespace {
@@ -222,7 +222,7 @@ std::string strip_causes(std::string s) {
 std::string canonical_template(std::string_view tmpl) {
   // Stripping a cause only cuts a suffix (and its trailing spaces) off a
   // collapsed string, so the result needs no second collapse.
-  return strip_causes(eval::collapse_wildcards(squeeze_ws(absorb_glued(strip_packages(strip_caused_by(tmpl))))));
+  return strip_causes(collapse_wildcards(squeeze_ws(absorb_glued(strip_packages(strip_caused_by(tmpl))))));
 }
 
 }  // namespace logsift
