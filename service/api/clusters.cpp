@@ -10,7 +10,7 @@
 #include "pipeline/core/time.h"
 #include "pipeline/stages/bank_miner.h"
 #include "pipeline/store/catalog.h"
-#include "service/net/background_work.h"
+#include "service/api/background_work.h"
 
 namespace logsift::api {
 namespace {
@@ -140,7 +140,7 @@ void handle_mined_bank(ServerContext& ctx, const HttpRequest& req, const Target&
   std::pair<std::string, std::string> label;
   if (!parse_label(t, &label)) return bad(kLabelError);
   // Reading and mining a large catalog takes seconds: off the io threads,
-  // one request at a time (service/net/background_work.h).
+  // one request at a time (service/api/background_work.h).
   Catalog* catalog = ctx.catalog;
   auto job = [catalog, version, keep_alive, opts, max_clusters, q = std::move(q), label = std::move(label),
               respond]() -> BackgroundWork::Then {

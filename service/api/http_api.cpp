@@ -17,12 +17,6 @@ namespace logsift {
 
 using namespace api;
 
-HttpResponse error_response(unsigned version, bool keep_alive, http::status status, Reject reason,
-                            const std::string& message) {
-  metrics().reject(reason);
-  return make_response(version, keep_alive, status, dump({{"error", message}}) + "\n");
-}
-
 HttpResponse exception_response(unsigned version, bool keep_alive, std::string_view where, std::exception_ptr e) {
   try {
     std::rethrow_exception(e);

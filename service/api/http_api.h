@@ -6,26 +6,14 @@
 #include <functional>
 #include <string_view>
 
-#include <boost/beast/http.hpp>
-
 #include "pipeline/core/metrics.h"
+#include "service/net/http_message.h"
 #include "service/net/server_context.h"
 
 namespace logsift {
 
-namespace http = boost::beast::http;
-using HttpRequest = http::request<http::string_body>;
-using HttpResponse = http::response<http::string_body>;
-using Responder = std::function<void(HttpResponse)>;
-
-// Executor on which the retry timer of a full pipeline runs (the session's strand).
-using AnyExecutor = boost::asio::any_io_executor;
-
+// Routes one request (the HttpHandler the HTTP sessions are given).
 void handle_http_request(ServerContext& ctx, AnyExecutor ex, HttpRequest&& req, Responder respond);
-
-// A JSON error reply: {"error": message}; counted under `reason`.
-HttpResponse error_response(unsigned version, bool keep_alive, http::status status, Reject reason,
-                            const std::string& message);
 
 // The reply to an exception a handler let out, logged under `where` ("GET
 // /clusters"): 503 with Retry-After when the shared store does not answer

@@ -10,17 +10,6 @@ namespace logsift::api {
 
 std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
 
-HttpResponse make_response(unsigned version, bool keep_alive, http::status status, std::string body,
-                           const char* content_type) {
-  HttpResponse res{status, version};
-  res.set(http::field::server, "logsift");
-  res.set(http::field::content_type, content_type);
-  res.keep_alive(keep_alive);
-  res.body() = std::move(body);
-  res.prepare_payload();
-  return res;
-}
-
 HttpResponse json_response(const HttpRequest& req, http::status status, const json& body) {
   return make_response(req.version(), req.keep_alive(), status, dump(body) + "\n");
 }

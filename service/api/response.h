@@ -19,8 +19,6 @@ using json = nlohmann::json;
 
 // Compact JSON; invalid UTF-8 is replaced, never thrown on.
 std::string dump(const json& j);
-HttpResponse make_response(unsigned version, bool keep_alive, http::status status, std::string body,
-                           const char* content_type = "application/json");
 HttpResponse json_response(const HttpRequest& req, http::status status, const json& body);
 http::status status_for(Reject r);
 // The error reply for a rejected envelope, counted under its reason.

@@ -9,7 +9,7 @@
 #include <spdlog/spdlog.h>
 
 #include "pipeline/core/metrics.h"
-#include "service/api/http_api.h"
+#include "service/net/http_message.h"
 
 namespace logsift {
 namespace {
@@ -78,11 +78,9 @@ class HttpSession : public Session, public std::enable_shared_from_this<HttpSess
       auto target = parser_->get().target();
       inference_ = target.size() >= 11 && target.substr(0, 11) == "/inferences";
     }
-    handle_http_request(ctx_, stream_.get_executor(), parser_->release(),
-                        [self = shared_from_this()](HttpResponse res) {
-                          net::post(self->stream_.get_executor(),
-                                    [self, res = std::move(res)]() mutable { self->send(std::move(res)); });
-                        });
+    ctx_.http_handler(stream_.get_executor(), parser_->release(), [self = shared_from_this()](HttpResponse res) {
+      net::post(self->stream_.get_executor(), [self, res = std::move(res)]() mutable { self->send(std::move(res)); });
+    });
   }
 
   void send_error(http::status status, Reject reason, const std::string& message) {

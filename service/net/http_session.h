@@ -1,6 +1,6 @@
 // One HTTP/1.1 connection: read a request (bounded header, body and time),
-// hand it to the routes, write the reply, repeat while keep-alive. All of it
-// runs on the connection's strand.
+// hand it to ctx.http_handler (the routes), write the reply, repeat while
+// keep-alive. All of it runs on the connection's strand.
 #pragma once
 
 #include <memory>

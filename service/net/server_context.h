@@ -1,5 +1,8 @@
-// What every connection needs: config, pipeline, catalog, the live-session
-// registry (for draining at shutdown) and the connection limit.
+// What every connection needs: config, the pipeline (TCP and syslog lines go
+// straight to it), the handler of HTTP requests, the app's parts that the
+// routes reach, the live-session registry (for draining at shutdown) and the
+// connection count. Filled once by `logsift serve` (service/cli/serve.cpp)
+// before any listener runs; read-only afterwards but for the atomics.
 #pragma once
 
 #include <atomic>
@@ -11,8 +14,9 @@
 #include <boost/asio/steady_timer.hpp>
 
 #include "config/config.h"
-#include "pipeline/pipeline.h"
 #include "pipeline/core/record.h"
+#include "pipeline/pipeline.h"
+#include "service/net/http_message.h"
 
 namespace logsift {
 
@@ -34,12 +38,13 @@ class Authenticator;
 
 struct ServerContext {
   Config config;
+  HttpHandler http_handler;  // the routes (service/api/http_api.h)
   const api::Authenticator* auth = nullptr;
   Pipeline* pipeline = nullptr;
   Catalog* catalog = nullptr;
   AlertRouter* alert_router = nullptr;
   AlertStore* alert_store = nullptr;
-  BackgroundWork* background = nullptr;  // slow admin jobs (service/net/background_work.h)
+  BackgroundWork* background = nullptr;  // slow admin jobs (service/api/background_work.h)
   std::atomic<bool> ready{false};
   std::atomic<bool> draining{false};
   std::atomic<int> connections{0};

@@ -1,5 +1,5 @@
-// BackgroundWork: one job at a time off the io threads (service/net/background_work.h).
-#include "service/net/background_work.h"
+// BackgroundWork: one job at a time off the io threads (service/api/background_work.h).
+#include "service/api/background_work.h"
 
 #include <chrono>
 #include <condition_variable>
