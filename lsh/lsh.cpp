@@ -42,13 +42,20 @@ uint64_t stable_hash64(std::string_view bytes, uint64_t seed) {
   return fmix64(h ^ bytes.size());
 }
 
-std::string format_id(uint64_t id) {
-  static const char* digits = "0123456789abcdef";
-  std::string s(16, '0');
+void append_id(uint64_t id, std::string* out) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  char buf[16];
   for (int i = 15; i >= 0; --i) {
-    s[i] = digits[id & 0xF];
+    buf[i] = kDigits[id & 0xF];
     id >>= 4;
   }
+  out->append(buf, 16);
+}
+
+std::string format_id(uint64_t id) {
+  std::string s;
+  s.reserve(16);
+  append_id(id, &s);
   return s;
 }
 

@@ -18,8 +18,9 @@ namespace logsift::lsh {
 // Stable 64-bit hash of bytes (FNV-1a with a murmur finalizer), seedable.
 uint64_t stable_hash64(std::string_view bytes, uint64_t seed = 0);
 
-// 16 lowercase hex digits.
+// 16 lowercase hex digits; append_id appends them (no allocation: replies).
 std::string format_id(uint64_t id);
+void append_id(uint64_t id, std::string* out);
 // Parses exactly 16 hex digits (either case); false otherwise.
 bool parse_id(std::string_view text, uint64_t* out);
 

@@ -5,7 +5,6 @@
 #include <mutex>
 #include <thread>
 
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
@@ -13,7 +12,6 @@
 #include "models/torch_runtime.h"
 #include "pipeline/core/mailbox.h"
 #include "pipeline/core/metrics.h"
-#include "pipeline/core/text.h"
 #include "pipeline/core/thread_name.h"
 #include "pipeline/core/time.h"
 #include "pipeline/stages/analyzer.h"
@@ -362,134 +360,18 @@ nlohmann::json Pipeline::stats() const {
   return j;
 }
 
-std::string Pipeline::memory_prometheus() const {
+MemoryUsage Pipeline::memory_usage() const {
   const auto& s = *impl_;
-  std::vector<CacheUsage> caches;
-  s.analyzer->cache_usage(&caches);
-  if (s.denoiser) s.denoiser->cache_usage(&caches);
-  std::string o =
-      "# HELP logsift_cache_bytes Approximate bytes held by each cache (keys and values; bounded by its *_cache_bytes).\n"
-      "# TYPE logsift_cache_bytes gauge\n";
-  for (const auto& c : caches) o += fmt::format("logsift_cache_bytes{{cache=\"{}\"}} {}\n", c.name, c.bytes);
-  o += "# HELP logsift_cache_entries Entries in each cache (both generations).\n# TYPE logsift_cache_entries gauge\n";
-  for (const auto& c : caches) o += fmt::format("logsift_cache_entries{{cache=\"{}\"}} {}\n", c.name, c.entries);
-  if (s.state)
-    o += fmt::format(
-        "# HELP logsift_aggregator_clusters Clusters whose counts the aggregator holds (at most "
-        "aggregator_max_clusters).\n# TYPE logsift_aggregator_clusters gauge\nlogsift_aggregator_clusters {}\n"
-        "# HELP logsift_aggregator_bytes Estimated bytes of those clusters' rings, examples and rule states.\n"
-        "# TYPE logsift_aggregator_bytes gauge\nlogsift_aggregator_bytes {}\n",
-        s.state->tracked_clusters(), s.state->tracked_bytes());
-  o += fmt::format(
-      "# HELP logsift_sqlite_heap_bytes Memory SQLite has allocated (page caches of the catalog, outbox and "
-      "subscriptions).\n# TYPE logsift_sqlite_heap_bytes gauge\nlogsift_sqlite_heap_bytes {}\n",
-      sqlite::heap_bytes());
-  return o;
-}
-
-// ----------------------------------------------------------------------------- replies
-
-namespace {
-
-const char kHex[] = "0123456789abcdef";
-
-void append_id(uint64_t id, std::string* out) {
-  char buf[16];
-  for (int i = 15; i >= 0; --i) {
-    buf[i] = kHex[id & 0xF];
-    id >>= 4;
+  MemoryUsage u;
+  s.analyzer->cache_usage(&u.caches);
+  if (s.denoiser) s.denoiser->cache_usage(&u.caches);
+  if (s.state) {
+    u.has_aggregator = true;
+    u.aggregator_clusters = s.state->tracked_clusters();
+    u.aggregator_bytes = s.state->tracked_bytes();
   }
-  out->append(buf, 16);
-}
-
-// A JSON string as nlohmann::json dumps it (no ensure_ascii; invalid UTF-8
-// replaced by U+FFFD).
-void append_json_string(std::string_view s, std::string* out) {
-  out->push_back('"');
-  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
-  const size_t n = s.size();
-  size_t run = 0;  // start of the current run of bytes copied verbatim
-  for (size_t i = 0; i < n;) {
-    unsigned char c = p[i];
-    if (c >= 0x20 && c != '"' && c != '\\' && c < 0x80) {
-      ++i;
-      continue;
-    }
-    if (c >= 0x80) {
-      size_t len = text::utf8_sequence_length(p + i, n - i);
-      if (len) {
-        i += len;
-        continue;
-      }
-    }
-    out->append(s.data() + run, i - run);
-    switch (c) {
-      case '"': out->append("\\\""); break;
-      case '\\': out->append("\\\\"); break;
-      case '\b': out->append("\\b"); break;
-      case '\f': out->append("\\f"); break;
-      case '\n': out->append("\\n"); break;
-      case '\r': out->append("\\r"); break;
-      case '\t': out->append("\\t"); break;
-      default:
-        if (c < 0x20) {
-          char u[7] = {'\\', 'u', '0', '0', kHex[c >> 4], kHex[c & 0xF], 0};
-          out->append(u, 6);
-        } else {
-          out->append("\xEF\xBF\xBD");  // an invalid UTF-8 byte
-        }
-    }
-    run = ++i;
-  }
-  out->append(s.data() + run, n - run);
-  out->push_back('"');
-}
-
-}  // namespace
-
-void append_result_json(const Record& r, bool with_new, std::string* out) {
-  if (!r.ok()) {
-    out->append("{\"error\":");
-    append_json_string(r.error, out);
-    out->push_back('}');
-    return;
-  }
-  out->append("{\"cluster_id\":\"");
-  append_id(r.cluster_id, out);
-  out->push_back('"');
-  if (with_new) out->append(r.is_new ? ",\"new\":true" : ",\"new\":false");
-  out->append(",\"template\":");
-  append_json_string(r.template_text, out);
-  out->append(",\"template_id\":\"");
-  append_id(r.template_id, out);
-  out->append("\",\"params\":");
-  thread_local std::vector<std::string_view> params;  // one allocation per thread, not per line
-  if (template_params(r.template_text, r.text, &params)) {
-    out->push_back('[');
-    for (size_t i = 0; i < params.size(); ++i) {
-      if (i) out->push_back(',');
-      append_json_string(params[i], out);
-    }
-    out->push_back(']');
-  } else {
-    out->append("null");
-  }
-  out->push_back('}');
-}
-
-nlohmann::json record_result_json(const Record& r, bool with_new) {
-  if (!r.ok()) return {{"error", r.error}};
-  nlohmann::json j = {{"cluster_id", lsh::format_id(r.cluster_id)},
-                      {"template_id", lsh::format_id(r.template_id)},
-                      {"template", std::string(r.template_text)}};
-  if (with_new) j["new"] = r.is_new;
-  if (auto params = template_params(r.template_text, r.text)) {
-    j["params"] = nlohmann::json::array();
-    for (auto v : *params) j["params"].push_back(std::string(v));
-  } else {
-    j["params"] = nullptr;
-  }
-  return j;
+  u.sqlite_heap_bytes = sqlite::heap_bytes();
+  return u;
 }
 
 }  // namespace logsift

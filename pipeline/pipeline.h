@@ -27,6 +27,7 @@
 #include "config/config.h"
 #include "pipeline/core/params.h"
 #include "pipeline/core/record.h"
+#include "pipeline/memory_usage.h"
 #include "pipeline/stages/aggregator.h"
 
 namespace logsift {
@@ -101,20 +102,13 @@ class Pipeline {
 
   // Cache and model counters (e.g. the denoiser's cache hit rates).
   nlohmann::json stats() const;
-  // Where the memory is, in Prometheus text: bytes and entries of each cache,
-  // clusters held by the aggregator, SQLite's heap. Appended to /metrics.
-  std::string memory_prometheus() const;
+  // Where the memory is: each cache, the aggregator, SQLite's heap
+  // (memory_prometheus() renders it for /metrics).
+  MemoryUsage memory_usage() const;
 
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
-
-// The JSON reply for one record: {"cluster_id","new","template","template_id","params"}
-// or {"error": ...}, as compact JSON appended to *out (no DOM: replies are
-// written straight into the caller's reused buffer).
-void append_result_json(const Record& r, bool with_new, std::string* out);
-// The same, as a DOM (tests, the pairs report).
-nlohmann::json record_result_json(const Record& r, bool with_new = true);
 
 }  // namespace logsift

@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include "pipeline/core/metrics.h"
+#include "pipeline/memory_usage.h"
 #include "pipeline/store/catalog.h"
 #include "pipeline/store/redis.h"
 #include "service/alerts/alert_store.h"
@@ -116,7 +117,7 @@ void handle_http_request(ServerContext& ctx, AnyExecutor ex, HttpRequest&& req, 
     } else if (t.path == "/metrics") {
       if (only(http::verb::get))
         respond(make_response(req.version(), req.keep_alive(), http::status::ok,
-                              metrics().prometheus() + ctx.pipeline->memory_prometheus() + store_prometheus(ctx),
+                              metrics().prometheus() + memory_prometheus(ctx.pipeline->memory_usage()) + store_prometheus(ctx),
                               "text/plain; version=0.0.4"));
     } else if (t.path == "/info") {
       if (only(http::verb::get)) respond(json_response(req, http::status::ok, ctx.pipeline->info()));

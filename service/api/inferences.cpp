@@ -1,4 +1,5 @@
 // POST /inferences: one text, a list, or NDJSON.
+#include "pipeline/reply_json.h"
 #include "service/api/routes.h"
 
 #include <optional>

@@ -10,6 +10,7 @@
 
 #include "pipeline/ingest/envelope.h"
 #include "pipeline/pipeline.h"
+#include "pipeline/reply_json.h"
 #include "service/cli/cli.h"
 
 namespace logsift::cli {

@@ -7,6 +7,7 @@
 
 #include "lsh/lsh.h"
 #include "pipeline/pipeline.h"
+#include "pipeline/reply_json.h"
 #include "service/cli/cli.h"
 
 namespace logsift::cli {

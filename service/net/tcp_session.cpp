@@ -12,6 +12,7 @@
 #include "pipeline/core/metrics.h"
 #include "pipeline/core/time.h"
 #include "pipeline/ingest/envelope.h"
+#include "pipeline/reply_json.h"
 
 namespace logsift {
 namespace {

@@ -1,0 +1,20 @@
+// The reply for one clustered line, as every ingest path writes it (HTTP
+// /inferences, TCP with replies, logsift cluster).
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "pipeline/core/record.h"
+
+namespace logsift {
+
+// The JSON reply for one record: {"cluster_id","new","template","template_id","params"}
+// or {"error": ...}, as compact JSON appended to *out (no DOM: replies are
+// written straight into the caller's reused buffer).
+void append_result_json(const Record& r, bool with_new, std::string* out);
+// The same, as a DOM (tests, the pairs report).
+nlohmann::json record_result_json(const Record& r, bool with_new = true);
+
+}  // namespace logsift
