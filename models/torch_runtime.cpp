@@ -20,7 +20,7 @@ namespace {
 // caches living in that arena fill its first 64 MB heap, every forward maps a
 // fresh heap for its activations and unmaps it afterwards: measured 1.8-2.5x
 // slower cold paths and 3-10x the page faults, flipping with unrelated changes
-// (bench/RESULTS.md, "Slot rules"). Blocks of at least kMinCached bytes are
+// (bench/RESULTS.md, "Caching CPU allocator"). Blocks of at least kMinCached bytes are
 // kept on free lists by size class (1/8 steps: at most 12.5 % slack) up to
 // kMaxCachedBytes free at once; smaller ones are allocated and freed at once.
 // Every block carries its size in a header, because libtorch frees raw
