@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Adversarial requests against a real `logsift serve` (issue 12's figures).
+"""Adversarial requests against a real `logsift serve` (the figures in bench/RESULTS.md, "Adversarial requests").
 
 Starts the server (ephemeral loopback ports, fresh data dir) and prints:
   * the time of one POST /inferences carrying one 64 KB line of "1 1 1 ..."

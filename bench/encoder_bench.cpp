@@ -1,4 +1,4 @@
-// Sentence-encoder throughput (issue 4 target: >= 20k templates/s on one core
+// Sentence-encoder throughput (goal: >= 20k templates/s on one core
 // at batch 256) for the shipped log-encoder-v1, at batch 1, 32 and 256, one
 // torch thread; plus canonical_template + WordPiece alone.
 //   build/encoder_bench --benchmark_min_time=2

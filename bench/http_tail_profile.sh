@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Where the HTTP latency tail comes from, on this machine (issue 11).
+# Where the HTTP latency tail comes from, on this machine.
 #
 # Usage: bench/http_tail_profile.sh [RATE] [CONNECTIONS] [LINES_FILE]
 #   (defaults 10000, 8, a 64-line built-in set; run as root: perf needs it)

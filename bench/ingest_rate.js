@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Ingest rate of each protocol, one client each, against a real `logsift
-// serve` (issue 13): the same N lines (already seen: a warm-up pass clusters
+// serve`: the same N lines (already seen: a warm-up pass clusters
 // them first) through
 //   http-ndjson   POST /inferences, application/x-ndjson, --batch lines a request
 //   tcp           the TCP port, one connection, a JSON reply line per line

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# store: sqlite vs store: redis (issue 14): TCP lines/s of one replica on each
+# store: sqlite vs store: redis: TCP lines/s of one replica on each
 # store, then of three replicas on one Redis driven at once.
 #
 # Usage: bench/redis_store.sh CORPUS [CONNECTIONS] [REPEAT]

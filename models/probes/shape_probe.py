@@ -6,7 +6,7 @@ shape its values take?
 
 Each statement below was written for this probe (it comes from no dataset);
 its slots are filled five or six times, with fixed seeds, from small tables of
-the value shapes issue 10 lists (hosts, host:port, users and services, paths
+the value shapes that real programs put in their lines (hosts, host:port, users and services, paths
 and URLs, ids, sizes and durations with units, quoted strings, key=value and
 JSON fragments, class and function names, enum-like words, versions, MACs,
 IPv6, e-mail, hashes, dates, percentages, Kubernetes names, images, ...).

@@ -1,5 +1,5 @@
 #pragma once
-// A synchronous Redis connection for the shared store (issue 14).
+// A synchronous Redis connection for the shared store.
 //
 // hiredis does the protocol: commands are formatted by redisFormatCommandArgv
 // and replies parsed by its redisReader, so no RESP is written here. The bytes

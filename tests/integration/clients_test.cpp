@@ -1,4 +1,4 @@
-// Real log shipper clients from npm (issue 13), installed by
+// Real log shipper clients from npm, installed by
 // `docker/setup.sh test` (npm ci of tests/clients into the build directory)
 // and run live against the server: winston-loki pushing protobuf + snappy
 // and JSON to /loki/api/v1/push, and the OpenTelemetry JS logs SDK with its

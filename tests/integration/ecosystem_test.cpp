@@ -1,4 +1,4 @@
-// The SRE tools logsift must work with (issue 13), real ones from Debian:
+// The SRE tools logsift must work with, real ones from Debian:
 // Prometheus's own parser (promtool) and a real Prometheus scraping
 // /metrics, and a real Alertmanager receiving alerts on its API and routing
 // them (firing, then resolved) to a webhook receiver behind it.

@@ -1,4 +1,4 @@
-// Findings of the hardening review (issue 12), each against a real server:
+// Findings of the hardening review, each against a real server:
 // every one of these failed before its fix.
 #include <arpa/inet.h>
 #include <netinet/in.h>

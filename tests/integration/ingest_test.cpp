@@ -1,4 +1,4 @@
-// Log shippers' HTTP protocols (issue 13) against a real server: the exact
+// Log shippers' HTTP protocols against a real server: the exact
 // requests real clients sent (tests/data/ingest, captured from winston-loki,
 // the OpenTelemetry JS exporters, rsyslog and syslog-ng) replayed over HTTP,
 // a live rsyslogd with omelasticsearch, malformed bodies, the dashboard's

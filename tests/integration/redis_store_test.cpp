@@ -1,4 +1,4 @@
-// store: redis (issue 14): real logsift replicas on one real redis-server,
+// store: redis: real logsift replicas on one real redis-server,
 // both started here on loopback / a unix socket and stopped by PID.
 #include <gtest/gtest.h>
 #include <unistd.h>

@@ -1,4 +1,4 @@
-// The SSRF guard (issue 12) against a real server and a real receiver: the
+// The SSRF guard against a real server and a real receiver: the
 // URLs of the hardening review are refused at creation, a name that
 // resolves to a refused address is refused at connect time (the receiver
 // sees nothing), and the service's own port is refused even when loopback

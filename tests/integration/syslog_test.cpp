@@ -1,4 +1,4 @@
-// The syslog listener (issue 13) against real senders: util-linux `logger`
+// The syslog listener against real senders: util-linux `logger`
 // (RFC 5424 and RFC 3164, octet-counted and LF-framed) and rsyslogd
 // forwarding with omfwd (RSYSLOG_SyslogProtocol23Format, octet-counted).
 // and syslog-ng relaying with its syslog(), network() and network(flags(
