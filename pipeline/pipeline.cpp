@@ -21,6 +21,8 @@
 #include "pipeline/stages/embed_stage.h"
 #include "pipeline/stages/slots.h"
 #include "pipeline/stages/state_stage.h"
+#include "pipeline/stages/template_caches.h"
+#include "pipeline/stages/templater.h"
 #include "pipeline/store/catalog.h"
 #include "pipeline/store/sqlite.h"
 
@@ -44,6 +46,8 @@ struct Pipeline::Impl {
   Config config;
   std::unique_ptr<Denoiser> denoiser;  // null when denoiser_model = "none"
   std::unique_ptr<FormatBank> bank;    // null when format_bank = ""
+  std::unique_ptr<TemplateCaches> caches;  // shared by analysis, denoise and embed
+  std::unique_ptr<Templater> templater;
   std::unique_ptr<Analyzer> analyzer;
   std::unique_ptr<DenoiseStage> denoise;
   std::unique_ptr<EmbedStage> embed;
@@ -100,9 +104,9 @@ struct Pipeline::Impl {
     // The stages' mailboxes hold every admitted batch (mailbox_capacity), so
     // these pushes never wait; they fail only after stop(), which is after
     // every admitted batch completed.
-    if (b->pending & Analyzer::kNeedDenoise) {
+    if (b->pending & kNeedDenoise) {
       if (denoise && denoise->push(b)) return metrics().denoise_queue.set(static_cast<int64_t>(denoise->queued()));
-    } else if (b->pending & Analyzer::kNeedEmbed) {
+    } else if (b->pending & kNeedEmbed) {
       if (embed->push(b)) return metrics().embed_queue.set(static_cast<int64_t>(embed->queued()));
     } else if (state) {
       if (state->push(b)) return metrics().state_queue.set(static_cast<int64_t>(state->queued()));
@@ -179,9 +183,11 @@ Pipeline::Pipeline(const Config& config, Catalog* catalog,
     }
     if (s.bank->size() == 0) throw ConfigError("format_bank", config.format_bank + ": no usable format in the file");
   }
-  s.analyzer = std::make_unique<Analyzer>(config, s.denoiser.get(), s.bank.get());
-  if (s.denoiser) s.denoise = std::make_unique<DenoiseStage>(config, s.denoiser.get(), s.analyzer.get());
-  s.embed = std::make_unique<EmbedStage>(config, std::move(encoder), s.analyzer.get());
+  s.caches = std::make_unique<TemplateCaches>(config);
+  s.templater = std::make_unique<Templater>(config, s.bank.get(), s.caches.get());
+  s.analyzer = std::make_unique<Analyzer>(config, s.denoiser.get(), s.bank.get(), s.caches.get(), s.templater.get());
+  if (s.denoiser) s.denoise = std::make_unique<DenoiseStage>(config, s.denoiser.get(), s.templater.get());
+  s.embed = std::make_unique<EmbedStage>(config, std::move(encoder), s.caches.get());
   if (catalog) s.state = std::make_unique<StateStage>(config, catalog, std::move(sink));
   auto dispatch = [&s](std::unique_ptr<Batch> b) { s.dispatch(std::move(b)); };
   if (s.denoise) s.denoise->set_timer(StageTimer::kDenoise);
@@ -336,14 +342,14 @@ nlohmann::json Pipeline::stats() const {
                     {"cache_hit_rate",
                      d.tokens ? double(d.token_cache_hits + d.exact_cache_hits) / double(d.tokens) : 0.0}};
   }
-  auto a = s.analyzer->stats();
+  const TemplateCaches& c = *s.caches;
   auto rate = [](uint64_t hit, uint64_t miss) { return hit + miss ? double(hit) / double(hit + miss) : 0.0; };
-  j["analysis"] = {{"line_cache_hits", a.line_cache_hits},
-                   {"line_cache_hit_rate", rate(a.line_cache_hits, a.line_cache_misses)},
-                   {"template_cache_hits", a.template_cache_hits},
-                   {"template_cache_misses", a.template_cache_misses},
-                   {"format_bank_matches", a.format_matches},
-                   {"cache_bytes", s.analyzer->cache_bytes()}};
+  j["analysis"] = {{"line_cache_hits", c.line_hits()},
+                   {"line_cache_hit_rate", rate(c.line_hits(), c.line_misses())},
+                   {"template_cache_hits", c.template_hits()},
+                   {"template_cache_misses", c.template_misses()},
+                   {"format_bank_matches", s.analyzer->format_matches()},
+                   {"cache_bytes", c.bytes()}};
   // Where the time went (process-wide counters, seconds summed over calls):
   // what `logsift cluster --stats` shows so a slow run can be explained.
   const Metrics& m = metrics();
@@ -363,7 +369,7 @@ nlohmann::json Pipeline::stats() const {
 MemoryUsage Pipeline::memory_usage() const {
   const auto& s = *impl_;
   MemoryUsage u;
-  s.analyzer->cache_usage(&u.caches);
+  s.caches->usage(&u.caches);
   if (s.denoiser) s.denoiser->cache_usage(&u.caches);
   if (s.state) {
     u.has_aggregator = true;

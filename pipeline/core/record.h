@@ -59,7 +59,7 @@ struct Record {
   // Work state between the stages (pipeline/stages/analyzer.h).
   uint32_t tok_begin = 0, tok_end = 0;  // this record's tokens in Batch::tokens
   Key128 line_key;                      // the pre-masked line, for the line cache
-  uint8_t pending = 0;                  // Analyzer::kNeed* bits still to do
+  uint8_t pending = 0;                  // kNeedDenoise / kNeedEmbed (stages/templater.h) still to do
   std::string new_template;             // kNeedEmbed: the template the encoder must embed
   int32_t format = -1;                  // a format bank match: its format (tok_end then ends the prefix)
 

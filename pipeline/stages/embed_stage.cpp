@@ -5,17 +5,18 @@
 
 #include "models/torch_runtime.h"
 #include "pipeline/core/metrics.h"
-#include "pipeline/stages/analyzer.h"
 #include "pipeline/stages/encoder_text.h"
+#include "pipeline/stages/template_caches.h"
+#include "pipeline/stages/templater.h"
 
 namespace logsift {
 
-EmbedStage::EmbedStage(const Config& c, std::unique_ptr<models::SentenceEncoder> encoder, Analyzer* analyzer)
+EmbedStage::EmbedStage(const Config& c, std::unique_ptr<models::SentenceEncoder> encoder, TemplateCaches* caches)
     : BatchingStage("embed", static_cast<size_t>(c.mailbox_capacity), static_cast<size_t>(c.batch_max_lines),
                     std::chrono::microseconds(c.batch_max_delay_us)),
       encoder_(std::move(encoder)),
       lsh_(encoder_->dim(), c.lsh_bits, c.lsh_seed),
-      analyzer_(analyzer),
+      caches_(caches),
       torch_threads_(c.torch_threads),
       canonicalize_(c.encoder_canonicalize) {}
 
@@ -36,12 +37,12 @@ void EmbedStage::process_group(std::vector<Batch*>& group) {
   std::vector<uint32_t> input_row;
   for (Batch* b : group)
     for (auto& r : b->records) {
-      if (!r.ok() || !(r.pending & Analyzer::kNeedEmbed)) continue;
+      if (!r.ok() || !(r.pending & kNeedEmbed)) continue;
       const uint64_t tid = lsh::stable_hash64(r.new_template);
       auto [it, fresh] = row_of.emplace(tid, static_cast<uint32_t>(rows.size()));
       if (!fresh) continue;
       Row& row = rows.emplace_back(Row{r.new_template, tid, nullptr});
-      if (auto known = analyzer_->find_template(tid)) {  // embedded since the analysis
+      if (auto known = caches_->find_template(tid)) {  // embedded since the analysis
         row.published = std::move(*known);
         continue;
       }
@@ -64,12 +65,12 @@ void EmbedStage::process_group(std::vector<Batch*>& group) {
     }
   }
   for (Batch* b : group) {
-    b->pending &= static_cast<uint8_t>(~Analyzer::kNeedEmbed);
+    b->pending &= static_cast<uint8_t>(~kNeedEmbed);
     for (auto& r : b->records) {
-      if (!r.ok() || !(r.pending & Analyzer::kNeedEmbed)) continue;
-      r.pending &= static_cast<uint8_t>(~Analyzer::kNeedEmbed);
+      if (!r.ok() || !(r.pending & kNeedEmbed)) continue;
+      r.pending &= static_cast<uint8_t>(~kNeedEmbed);
       const TemplateRef& t = rows[row_of.at(lsh::stable_hash64(r.new_template))].published;
-      analyzer_->publish(r.line_key, line_cacheable(r.text), t);
+      caches_->publish(r.line_key, line_cacheable(r.text), t);
       r.set_template(t);
       r.new_template.clear();
     }

@@ -1,8 +1,9 @@
 // The embed stage: one thread embeds every template no cache knows yet, for
 // every batch queued (adaptive batching: one encoder call for the distinct
 // new templates of all of them), hashes each embedding to its cluster id
-// (LSH, fused here: a pure function of the vector) and publishes the template
-// to the analysis caches. Only lines with a new template come here.
+// (LSH, fused here: a pure function of the vector) and files the template in
+// the shared TemplateCaches (template_caches.h) for the lines that come
+// after. Only lines with a new template come here.
 #pragma once
 
 #include <memory>
@@ -14,11 +15,11 @@
 
 namespace logsift {
 
-class Analyzer;
+class TemplateCaches;
 
 class EmbedStage final : public BatchingStage {
  public:
-  EmbedStage(const Config& c, std::unique_ptr<models::SentenceEncoder> encoder, Analyzer* analyzer);
+  EmbedStage(const Config& c, std::unique_ptr<models::SentenceEncoder> encoder, TemplateCaches* caches);
   const models::SentenceEncoder& encoder() const { return *encoder_; }
   const lsh::HyperplaneLsh& lsh() const { return lsh_; }
 
@@ -28,7 +29,7 @@ class EmbedStage final : public BatchingStage {
  private:
   std::unique_ptr<models::SentenceEncoder> encoder_;
   lsh::HyperplaneLsh lsh_;
-  Analyzer* analyzer_;
+  TemplateCaches* caches_;
   int torch_threads_;
   bool threads_set_ = false;
   bool canonicalize_ = true;  // encode canonical_template(template), see encoder_text.h
