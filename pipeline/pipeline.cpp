@@ -166,7 +166,7 @@ struct Pipeline::Impl {
 };
 
 Pipeline::Pipeline(const Config& config, Catalog* catalog,
-                   std::function<void(std::vector<alerts::AlertEvent>&&)> sink)
+                   std::function<void(std::vector<AlertEvent>&&)> sink)
     : impl_(new Impl(config)) {
   auto& s = *impl_;
   auto encoder = make_encoder(config);
@@ -303,7 +303,7 @@ nlohmann::json Pipeline::info() const {
             {"inline_max_lines", s.config.inline_max_lines}}}};
 }
 
-void Pipeline::set_alert_rules(std::vector<alerts::RuleSpec> rules) {
+void Pipeline::set_alert_rules(std::vector<RuleSpec> rules) {
   if (impl_->state) impl_->state->set_rules(std::move(rules));
 }
 

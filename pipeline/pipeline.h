@@ -60,7 +60,7 @@ class Pipeline {
   // aggregator and sends raised alerts to `sink` (which may be empty).
   // Throws ConfigError / std::runtime_error when a stage cannot be built.
   Pipeline(const Config& config, Catalog* catalog,
-           std::function<void(std::vector<alerts::AlertEvent>&&)> sink = nullptr);
+           std::function<void(std::vector<AlertEvent>&&)> sink = nullptr);
   ~Pipeline();
   Pipeline(const Pipeline&) = delete;
   Pipeline& operator=(const Pipeline&) = delete;
@@ -84,7 +84,7 @@ class Pipeline {
   // Model versions and LSH parameters: the cluster-id contract.
   nlohmann::json info() const;
   // Alert rules evaluated by the aggregator (the union over subscriptions).
-  void set_alert_rules(std::vector<alerts::RuleSpec> rules);
+  void set_alert_rules(std::vector<RuleSpec> rules);
   // Counts over time; nullopt: unknown cluster (or no aggregator). Throws
   // std::invalid_argument for a window that is not configured.
   std::optional<nlohmann::json> series(uint64_t cluster_id, int64_t window_ms);

@@ -11,7 +11,7 @@
 #include "pipeline/core/text.h"
 #include "pipeline/core/time.h"
 
-namespace logsift::alerts {
+namespace logsift {
 namespace {
 
 using json = nlohmann::json;
@@ -856,4 +856,4 @@ std::vector<std::pair<uint64_t, uint64_t>> Aggregator::window_counts(int64_t win
   return out;
 }
 
-}  // namespace logsift::alerts
+}  // namespace logsift

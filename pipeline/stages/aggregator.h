@@ -60,7 +60,7 @@
 
 #include "pipeline/core/record.h"
 
-namespace logsift::alerts {
+namespace logsift {
 
 // Ordered: a rule's min_level keeps lines at or above it. kUnknown (no level
 // label, or one we cannot read) sorts lowest, so it passes only a rule with
@@ -239,4 +239,4 @@ class Aggregator {
   std::vector<std::pair<uint64_t, uint32_t>> firing_;
 };
 
-}  // namespace logsift::alerts
+}  // namespace logsift

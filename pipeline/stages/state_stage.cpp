@@ -13,8 +13,8 @@
 
 namespace logsift {
 
-alerts::AggregatorOptions aggregator_options(const Config& c) {
-  alerts::AggregatorOptions o;
+AggregatorOptions aggregator_options(const Config& c) {
+  AggregatorOptions o;
   o.series_windows_ms = c.series_windows_ms();
   o.buckets_per_window = c.series_buckets;
   o.max_clusters = static_cast<size_t>(c.aggregator_max_clusters);
@@ -30,7 +30,7 @@ StateStage::StateStage(const Config& c, Catalog* catalog, AlertSink sink)
       agg_(aggregator_options(c)),
       sink_(std::move(sink)) {}
 
-void StateStage::set_rules(std::vector<alerts::RuleSpec> rules) {
+void StateStage::set_rules(std::vector<RuleSpec> rules) {
   std::lock_guard lock(mu_);
   agg_.set_rules(std::move(rules));
 }
@@ -63,7 +63,7 @@ void StateStage::count_evictions_locked() {
 }
 
 void StateStage::observe_remote(const std::vector<CountDelta>& deltas) {
-  std::vector<alerts::AlertEvent> raised;
+  std::vector<AlertEvent> raised;
   {
     std::lock_guard lock(mu_);
     for (const auto& d : deltas)
@@ -73,7 +73,7 @@ void StateStage::observe_remote(const std::vector<CountDelta>& deltas) {
   emit(raised);
 }
 
-void StateStage::emit(std::vector<alerts::AlertEvent>& events) {
+void StateStage::emit(std::vector<AlertEvent>& events) {
   if (events.empty()) return;
   metrics().alerts_raised.inc(events.size());
   if (sink_) sink_(std::move(events));
@@ -92,7 +92,7 @@ void StateStage::apply(std::vector<Batch*>& group) {
   metrics().lines_clustered.inc(clustered);
 
   std::vector<uint64_t> created;  // clusters this group created
-  std::vector<alerts::AlertEvent> raised;
+  std::vector<AlertEvent> raised;
   if (catalog_) {
     // Aggregate the group per cluster: one upsert per distinct cluster.
     std::vector<ClusterUpdate> updates;
@@ -196,7 +196,7 @@ void StateStage::publish(const std::vector<Batch*>& group) {
   if (!deltas.empty()) publisher_(std::move(deltas));
 }
 
-void StateStage::late_new(std::vector<uint64_t>* created, std::vector<alerts::AlertEvent>* raised) {
+void StateStage::late_new(std::vector<uint64_t>* created, std::vector<AlertEvent>* raised) {
   // Clusters whose buffered catalog writes have just landed and created them.
   auto late = catalog_->take_created();
   if (late.empty()) return;
@@ -213,7 +213,7 @@ size_t StateStage::replay_pending() {
   if (!catalog_) return 0;
   auto pending = catalog_->pending_new_clusters();
   if (pending.empty()) return 0;
-  std::vector<alerts::AlertEvent> raised;
+  std::vector<AlertEvent> raised;
   {
     std::lock_guard lock(mu_);
     for (const auto& p : pending)
@@ -232,7 +232,7 @@ void StateStage::run() {
   auto next_tick = clock::now() + std::chrono::seconds(1);
   std::vector<std::unique_ptr<Batch>> held;
   std::vector<Batch*> group;
-  std::vector<alerts::AlertEvent> raised;
+  std::vector<AlertEvent> raised;
   while (true) {
     auto first = mailbox_.pop_until(next_tick);
     if (first) {

@@ -29,7 +29,7 @@ namespace logsift {
 
 // Called outside the stage's lock with the alerts raised: on the state
 // thread, or (store: redis) on the thread that folds in other replicas' counts.
-using AlertSink = std::function<void(std::vector<alerts::AlertEvent>&&)>;
+using AlertSink = std::function<void(std::vector<AlertEvent>&&)>;
 
 // Takes the deltas of one applied group (state thread; must not block long).
 using CountPublisher = std::function<void(std::vector<CountDelta>&&)>;
@@ -39,7 +39,7 @@ class StateStage final : public Stage {
   // catalog may be null: then only counts (metrics) and the aggregator.
   StateStage(const Config& c, Catalog* catalog, AlertSink sink);
 
-  void set_rules(std::vector<alerts::RuleSpec> rules);
+  void set_rules(std::vector<RuleSpec> rules);
   // Before traffic: where this replica's counts go (store: redis).
   void set_publisher(CountPublisher p) { publisher_ = std::move(p); }
   // Another replica's counts: into the windows and rules, alerts to the sink
@@ -63,23 +63,23 @@ class StateStage final : public Stage {
 
  private:
   void apply(std::vector<Batch*>& group);
-  void emit(std::vector<alerts::AlertEvent>& events);
+  void emit(std::vector<AlertEvent>& events);
   void count_evictions_locked();  // mu_ held
   void publish(const std::vector<Batch*>& group);
   // Takes the catalog's late-created clusters into the aggregator (their
   // new_cluster alerts to *raised) and appends their ids to *created.
-  void late_new(std::vector<uint64_t>* created, std::vector<alerts::AlertEvent>* raised);
+  void late_new(std::vector<uint64_t>* created, std::vector<AlertEvent>* raised);
 
   Catalog* catalog_;
   int max_examples_;
   size_t max_group_lines_;
   std::mutex mu_;
-  alerts::Aggregator agg_;
+  Aggregator agg_;
   AlertSink sink_;
   uint64_t evictions_reported_ = 0;  // under mu_
   CountPublisher publisher_;
 };
 
-alerts::AggregatorOptions aggregator_options(const Config& c);
+AggregatorOptions aggregator_options(const Config& c);
 
 }  // namespace logsift

@@ -112,8 +112,8 @@ json AlertRouter::create(const json& body) {
     shared["labels"] = l;
   }
   if (body.contains("min_level")) {
-    if (!body["min_level"].is_string() || alerts::parse_severity(body["min_level"].get<std::string>()) ==
-                                              alerts::Severity::kUnknown)
+    if (!body["min_level"].is_string() || parse_severity(body["min_level"].get<std::string>()) ==
+                                              Severity::kUnknown)
       throw FieldError("min_level", "'min_level' must be a level name such as \"warn\" or \"error\"");
     shared["min_level"] = body["min_level"];
   }
@@ -152,7 +152,7 @@ json AlertRouter::create(const json& body) {
     }
     if (rules[i].is_object()) r.update(rules[i]);
     try {
-      auto spec = alerts::RuleSpec::from_json(r, where);
+      auto spec = RuleSpec::from_json(r, where);
       json canonical = spec.to_json();
       canonical["id"] = spec.id();
       s.rules.push_back(std::move(canonical));
@@ -184,13 +184,13 @@ void AlertRouter::reload() {
   // Read first: a change made while we load is seen at the next refresh().
   version_ = store_.subscriptions_version();
   std::map<std::string, std::vector<std::string>> by_rule;
-  std::map<std::string, alerts::RuleSpec> specs;
+  std::map<std::string, RuleSpec> specs;
   for (const auto& sub : store_.subscriptions()) {
     for (const auto& r : sub.rules) {
       json copy = r;
       copy.erase("id");
       try {
-        auto spec = alerts::RuleSpec::from_json(copy);
+        auto spec = RuleSpec::from_json(copy);
         by_rule[spec.id()].push_back(sub.id);
         specs.emplace(spec.id(), spec);
       } catch (const std::exception& e) {
@@ -198,7 +198,7 @@ void AlertRouter::reload() {
       }
     }
   }
-  std::vector<alerts::RuleSpec> rules;
+  std::vector<RuleSpec> rules;
   std::map<std::string, int64_t> cooldowns;
   for (auto& [id, spec] : specs) {
     rules.push_back(spec);
@@ -217,7 +217,7 @@ void AlertRouter::wake_delivery() {
   if (delivery_) delivery_->wake();
 }
 
-void AlertRouter::on_alerts(std::vector<alerts::AlertEvent>&& events) {
+void AlertRouter::on_alerts(std::vector<AlertEvent>&& events) {
   std::vector<OutboxRow> rows;
   // Replicas sharing a store each see a threshold or spike rule cross (the
   // windows are shared): the first to claim (rule, cluster, state) sends it.

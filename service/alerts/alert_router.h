@@ -59,7 +59,7 @@ class AlertRouter {
   void wake_delivery();
 
   // The aggregator's sink (its thread).
-  void on_alerts(std::vector<alerts::AlertEvent>&& events);
+  void on_alerts(std::vector<AlertEvent>&& events);
 
  private:
   void reload();  // subscriptions -> rule union + rule_id -> subscriptions

@@ -10,7 +10,7 @@
 
 #include "pipeline/stages/aggregator.h"
 
-namespace logsift::alerts {
+namespace logsift {
 namespace {
 
 using json = nlohmann::json;
@@ -752,11 +752,11 @@ TEST(AggregatorDeterminism, SameInputsSameAlerts) {
 }
 
 }  // namespace
-}  // namespace logsift::alerts
+}  // namespace logsift
 
 // ------------------------------------------------- counts of other replicas
 
-namespace logsift::alerts {
+namespace logsift {
 namespace {
 
 // observe(count = n) is n lines at once: the same series, the same firing.
@@ -799,4 +799,4 @@ TEST(AggregatorCounts, ACountOfZeroOnlyTellsThatTheClusterIsNew) {
 }
 
 }  // namespace
-}  // namespace logsift::alerts
+}  // namespace logsift
