@@ -57,11 +57,18 @@ BatchingStage::BatchingStage(std::string name, size_t mailbox_capacity, size_t m
     : Stage(std::move(name), mailbox_capacity), max_lines_(max_lines), max_delay_(max_delay) {}
 
 void BatchingStage::run() {
+  using clock = std::chrono::steady_clock;
   std::vector<std::unique_ptr<Batch>> held;
   std::vector<Batch*> group;
+  auto next_tick = clock::now() + tick_;
   while (true) {
-    auto first = mailbox_.pop();
-    if (!first) break;
+    auto first = tick_.count() > 0 ? mailbox_.pop_until(next_tick) : mailbox_.pop();
+    if (!first) {
+      if (mailbox_.closed_and_empty()) break;
+      on_tick();  // timed out: nothing queued, a tick is due
+      next_tick = clock::now() + tick_;
+      continue;
+    }
     held.clear();
     size_t lines = (*first)->live();
     held.push_back(std::move(*first));
@@ -91,9 +98,15 @@ void BatchingStage::run() {
       for (auto* b : group) fail_batch(*b, e.what());
     }
     if (timer_ != StageTimer::kCount) metrics().time(timer_, mono_ns() - t0);
-    metrics().micro_batches.inc();
-    metrics().micro_batch_lines.inc(lines);
+    if (count_micro_batches_) {
+      metrics().micro_batches.inc();
+      metrics().micro_batch_lines.inc(lines);
+    }
     for (auto& b : held) forward(std::move(b));
+    if (tick_.count() > 0 && clock::now() >= next_tick) {
+      on_tick();
+      next_tick = clock::now() + tick_;
+    }
   }
 }
 

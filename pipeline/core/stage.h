@@ -70,12 +70,21 @@ class Stage {
 // idle stage therefore dispatches a lone batch immediately; batches form only
 // while the stage is busy. With max_delay > 0 a group below max_lines waits
 // up to max_delay for company (more throughput per forward, more latency).
+// The same loop serves the state stage's group commit, with a periodic
+// on_tick() on the stage's thread (windows close with no traffic).
 class BatchingStage : public Stage {
  public:
   BatchingStage(std::string name, size_t mailbox_capacity, size_t max_lines, std::chrono::microseconds max_delay);
 
  protected:
+  // Exceptions are caught by the loop: the group's live records get an
+  // "internal error" and the batches still move on.
   virtual void process_group(std::vector<Batch*>& group) = 0;
+  // Called every `every` on the stage's thread, between groups (set before start()).
+  void set_tick(std::chrono::milliseconds every) { tick_ = every; }
+  virtual void on_tick() {}
+  // Model stages count their groups as micro-batches (logsift_micro_batches_total).
+  bool count_micro_batches_ = true;
   void process(Batch& b) override {
     std::vector<Batch*> one{&b};
     process_group(one);
@@ -85,6 +94,7 @@ class BatchingStage : public Stage {
  private:
   size_t max_lines_;
   std::chrono::microseconds max_delay_;
+  std::chrono::milliseconds tick_{0};
 };
 
 }  // namespace logsift

@@ -22,13 +22,18 @@ AggregatorOptions aggregator_options(const Config& c) {
   return o;
 }
 
+// Group commit: everything queued meanwhile (up to 64 model batches' lines)
+// shares one catalog transaction; no waiting for company.
 StateStage::StateStage(const Config& c, Catalog* catalog, AlertSink sink)
-    : Stage("state", static_cast<size_t>(c.mailbox_capacity)),
+    : BatchingStage("state", static_cast<size_t>(c.mailbox_capacity), static_cast<size_t>(c.batch_max_lines) * 64,
+                    std::chrono::microseconds(0)),
       catalog_(catalog),
       max_examples_(c.catalog_examples),
-      max_group_lines_(static_cast<size_t>(c.batch_max_lines) * 64),
       agg_(aggregator_options(c)),
-      sink_(std::move(sink)) {}
+      sink_(std::move(sink)) {
+  count_micro_batches_ = false;
+  set_tick(std::chrono::seconds(1));
+}
 
 void StateStage::set_rules(std::vector<RuleSpec> rules) {
   std::lock_guard lock(mu_);
@@ -80,11 +85,6 @@ void StateStage::emit(std::vector<AlertEvent>& events) {
   events.clear();
 }
 
-void StateStage::process(Batch& b) {
-  std::vector<Batch*> one{&b};
-  apply(one);
-}
-
 void StateStage::apply(std::vector<Batch*>& group) {
   size_t clustered = 0;
   for (Batch* b : group)
@@ -93,62 +93,8 @@ void StateStage::apply(std::vector<Batch*>& group) {
 
   std::vector<uint64_t> created;  // clusters this group created
   std::vector<AlertEvent> raised;
-  if (catalog_) {
-    // Aggregate the group per cluster: one upsert per distinct cluster.
-    std::vector<ClusterUpdate> updates;
-    std::unordered_map<uint64_t, size_t> index;
-    std::vector<std::pair<Record*, size_t>> firsts;  // first record of each cluster in the group
-    for (Batch* b : group) {
-      for (auto& r : b->records) {
-        if (!r.ok()) continue;
-        auto [it, inserted] = index.emplace(r.cluster_id, updates.size());
-        if (inserted) {
-          ClusterUpdate u;
-          u.cluster_id = r.cluster_id;
-          u.template_id = r.template_id;
-          u.template_text = std::string(r.template_text);
-          u.first_ms = r.received_ms;
-          updates.push_back(std::move(u));
-          firsts.emplace_back(&r, it->second);
-        }
-        ClusterUpdate& u = updates[it->second];
-        u.count += 1;
-        u.last_ms = std::max(u.last_ms, r.received_ms);
-        if (static_cast<int>(u.examples.size()) < max_examples_) u.examples.emplace_back(std::string(r.text), r.labels);
-      }
-    }
-    std::vector<bool> fresh;
-    const int64_t t0 = mono_ns();
-    try {
-      fresh = catalog_->apply(updates);
-      metrics().time(StageTimer::kCommit, mono_ns() - t0);
-    } catch (const std::exception&) {
-      metrics().catalog_errors.inc();
-      throw;  // the loop marks the records failed: the caller is told, nothing is silently lost
-    }
-    uint64_t new_clusters = 0;
-    for (auto& [rec, idx] : firsts) {
-      rec->is_new = fresh[idx];
-      new_clusters += fresh[idx];
-      if (fresh[idx]) created.push_back(rec->cluster_id);
-    }
-    late_new(&created, &raised);
-    // Fault injection for the crash-between-commits test only: the process
-    // dies after the catalog commit, before any alert reaches the outbox.
-    static const bool crash_after_commit = std::getenv("LOGSIFT_FAILPOINT_CRASH_AFTER_CATALOG_COMMIT") != nullptr;
-    if (crash_after_commit && !created.empty()) std::_Exit(137);
-    metrics().new_clusters.inc(new_clusters);
-  }
-
-  {
-    std::lock_guard lock(mu_);
-    for (Batch* b : group)
-      for (const auto& r : b->records) {
-        if (!r.ok()) continue;
-        agg_.observe(r.cluster_id, r.is_new, r.template_text, r.labels, r.text, r.received_ms, &raised);
-      }
-    count_evictions_locked();
-  }
+  if (catalog_) commit_to_catalog(group, &created, &raised);
+  count_in_aggregator(group, &raised);
   if (publisher_) publish(group);
   // Outside the lock: the sink writes to SQLite. The lines are in the
   // catalog whatever happens here; the new clusters stay alert-pending until
@@ -167,6 +113,69 @@ void StateStage::apply(std::vector<Batch*>& group) {
       spdlog::error("stage {}: cannot mark {} new clusters alerted: {}", name(), created.size(), e.what());
     }
   }
+}
+
+// The catalog part: one upsert per distinct cluster of the group, in one
+// transaction; marks each cluster's first record new or not and collects the
+// clusters created (with those a buffered write created late: their
+// new_cluster alerts go to *raised).
+void StateStage::commit_to_catalog(std::vector<Batch*>& group, std::vector<uint64_t>* created,
+                                   std::vector<AlertEvent>* raised) {
+  // Aggregate the group per cluster: one upsert per distinct cluster.
+  std::vector<ClusterUpdate> updates;
+  std::unordered_map<uint64_t, size_t> index;
+  std::vector<std::pair<Record*, size_t>> firsts;  // first record of each cluster in the group
+  for (Batch* b : group) {
+    for (auto& r : b->records) {
+      if (!r.ok()) continue;
+      auto [it, inserted] = index.emplace(r.cluster_id, updates.size());
+      if (inserted) {
+        ClusterUpdate u;
+        u.cluster_id = r.cluster_id;
+        u.template_id = r.template_id;
+        u.template_text = std::string(r.template_text);
+        u.first_ms = r.received_ms;
+        updates.push_back(std::move(u));
+        firsts.emplace_back(&r, it->second);
+      }
+      ClusterUpdate& u = updates[it->second];
+      u.count += 1;
+      u.last_ms = std::max(u.last_ms, r.received_ms);
+      if (static_cast<int>(u.examples.size()) < max_examples_) u.examples.emplace_back(std::string(r.text), r.labels);
+    }
+  }
+  std::vector<bool> fresh;
+  const int64_t t0 = mono_ns();
+  try {
+    fresh = catalog_->apply(updates);
+    metrics().time(StageTimer::kCommit, mono_ns() - t0);
+  } catch (const std::exception&) {
+    metrics().catalog_errors.inc();
+    throw;  // the loop marks the records failed: the caller is told, nothing is silently lost
+  }
+  uint64_t new_clusters = 0;
+  for (auto& [rec, idx] : firsts) {
+    rec->is_new = fresh[idx];
+    new_clusters += fresh[idx];
+    if (fresh[idx]) created->push_back(rec->cluster_id);
+  }
+  late_new(created, raised);
+  // Fault injection for the crash-between-commits test only: the process
+  // dies after the catalog commit, before any alert reaches the outbox.
+  static const bool crash_after_commit = std::getenv("LOGSIFT_FAILPOINT_CRASH_AFTER_CATALOG_COMMIT") != nullptr;
+  if (crash_after_commit && !created->empty()) std::_Exit(137);
+  metrics().new_clusters.inc(new_clusters);
+}
+
+// The aggregator part: every line into the windows and the alert rules.
+void StateStage::count_in_aggregator(std::vector<Batch*>& group, std::vector<AlertEvent>* raised) {
+  std::lock_guard lock(mu_);
+  for (Batch* b : group)
+    for (const auto& r : b->records) {
+      if (!r.ok()) continue;
+      agg_.observe(r.cluster_id, r.is_new, r.template_text, r.labels, r.text, r.received_ms, raised);
+    }
+  count_evictions_locked();
 }
 
 void StateStage::publish(const std::vector<Batch*>& group) {
@@ -227,76 +236,48 @@ size_t StateStage::replay_pending() {
   return pending.size();
 }
 
-void StateStage::run() {
-  using clock = std::chrono::steady_clock;
-  auto next_tick = clock::now() + std::chrono::seconds(1);
-  std::vector<std::unique_ptr<Batch>> held;
-  std::vector<Batch*> group;
+void StateStage::process_group(std::vector<Batch*>& group) {
+  const int64_t t0 = mono_ns();
+  try {
+    apply(group);
+    metrics().time(StageTimer::kState, mono_ns() - t0);
+  } catch (const StoreUnavailable& e) {
+    // Refused, not failed: the caller is told to retry (503).
+    for (auto* b : group) {
+      b->unavailable = e.what();
+      for (auto& r : b->records)
+        if (r.ok()) r.error = e.what();
+    }
+  }
+}
+
+void StateStage::on_tick() {
   std::vector<AlertEvent> raised;
-  while (true) {
-    auto first = mailbox_.pop_until(next_tick);
-    if (first) {
-      // Group commit: everything queued meanwhile shares this transaction.
-      held.clear();
-      size_t lines = (*first)->records.size();
-      held.push_back(std::move(*first));
-      while (lines < max_group_lines_) {
-        auto more = mailbox_.try_pop();
-        if (!more) break;
-        lines += (*more)->records.size();
-        held.push_back(std::move(*more));
-      }
-      group.clear();
-      for (auto& b : held) group.push_back(b.get());
-      const int64_t t0 = mono_ns();
-      try {
-        apply(group);
-        metrics().time(StageTimer::kState, mono_ns() - t0);
-      } catch (const StoreUnavailable& e) {
-        // Refused, not failed: the caller is told to retry (503).
-        for (auto* b : group) {
-          b->unavailable = e.what();
-          for (auto& r : b->records)
-            if (r.ok()) r.error = e.what();
-        }
-      } catch (const std::exception& e) {
-        spdlog::error("stage {}: {}", name(), e.what());
-        for (auto* b : group) fail_batch(*b, e.what());
-      }
-      for (auto& b : held) forward(std::move(b));
-    } else if (mailbox_.closed_and_empty()) {
-      break;
-    }
-    if (clock::now() >= next_tick) {
-      if (catalog_) {
-        // Writes buffered while the store was unreachable, with no traffic
-        // to carry them: retried here.
-        try {
-          catalog_->flush();
-          std::vector<uint64_t> created;
-          late_new(&created, &raised);
-          if (!created.empty()) {
-            emit(raised);
-            catalog_->mark_alerted(created);
-          }
-        } catch (const std::exception& e) {
-          spdlog::error("stage {}: delayed catalog writes: {}", name(), e.what());
-        }
-        raised.clear();
-      }
-      {
-        std::lock_guard lock(mu_);
-        agg_.tick(now_ms(), &raised);
-        count_evictions_locked();
-      }
-      try {
+  if (catalog_) {
+    // Writes buffered while the store was unreachable, with no traffic
+    // to carry them: retried here.
+    try {
+      catalog_->flush();
+      std::vector<uint64_t> created;
+      late_new(&created, &raised);
+      if (!created.empty()) {
         emit(raised);
-      } catch (const std::exception& e) {
-        spdlog::error("aggregator: alert sink: {}", e.what());
+        catalog_->mark_alerted(created);
       }
-      raised.clear();
-      next_tick = clock::now() + std::chrono::seconds(1);
+    } catch (const std::exception& e) {
+      spdlog::error("stage {}: delayed catalog writes: {}", name(), e.what());
     }
+    raised.clear();
+  }
+  {
+    std::lock_guard lock(mu_);
+    agg_.tick(now_ms(), &raised);
+    count_evictions_locked();
+  }
+  try {
+    emit(raised);
+  } catch (const std::exception& e) {
+    spdlog::error("aggregator: alert sink: {}", e.what());
   }
 }
 

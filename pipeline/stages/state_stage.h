@@ -1,11 +1,12 @@
-// The state stage: the one thread that owns what outlives a line, the
-// catalog (counts, first/last seen, examples; SQLite) and the aggregator
-// (sliding-window counts, alert rules). It takes every batch queued and
-// applies them as one group: one catalog transaction (group commit: a lone
-// request commits at once, under load many batches share a commit), then the
-// aggregator, then each batch's completion. A batch's reply is therefore sent
-// only once its lines are durable in the catalog. It ticks once a second so
-// windows close and incidents resolve with no traffic.
+// The state stage: the one thread that owns what outlives a line, in two
+// parts: the catalog (counts, first/last seen, examples; SQLite or Redis:
+// commit_to_catalog) and the aggregator (sliding-window counts, alert rules:
+// count_in_aggregator). It runs the batching loop of the model stages
+// (BatchingStage) as a group commit: every batch queued shares one catalog
+// transaction (a lone request commits at once), then the aggregator, then
+// each batch's completion. A batch's reply is therefore sent only once its
+// lines are durable in the catalog. It ticks once a second so windows close
+// and incidents resolve with no traffic.
 //
 // The aggregator core is single-threaded; this stage serialises access to it
 // (the HTTP series reads and rule updates take the same mutex, never for long).
@@ -34,7 +35,7 @@ using AlertSink = std::function<void(std::vector<AlertEvent>&&)>;
 // Takes the deltas of one applied group (state thread; must not block long).
 using CountPublisher = std::function<void(std::vector<CountDelta>&&)>;
 
-class StateStage final : public Stage {
+class StateStage final : public BatchingStage {
  public:
   // catalog may be null: then only counts (metrics) and the aggregator.
   StateStage(const Config& c, Catalog* catalog, AlertSink sink);
@@ -58,11 +59,15 @@ class StateStage final : public Stage {
   size_t tracked_bytes();  // Aggregator::bytes()
 
  protected:
-  void process(Batch& b) override;
-  void run() override;
+  void process_group(std::vector<Batch*>& group) override;
+  void on_tick() override;
 
  private:
+  // One group: commit_to_catalog, count_in_aggregator, publish the counts,
+  // raise the alerts, then mark the new clusters alerted.
   void apply(std::vector<Batch*>& group);
+  void commit_to_catalog(std::vector<Batch*>& group, std::vector<uint64_t>* created, std::vector<AlertEvent>* raised);
+  void count_in_aggregator(std::vector<Batch*>& group, std::vector<AlertEvent>* raised);
   void emit(std::vector<AlertEvent>& events);
   void count_evictions_locked();  // mu_ held
   void publish(const std::vector<Batch*>& group);
@@ -72,7 +77,6 @@ class StateStage final : public Stage {
 
   Catalog* catalog_;
   int max_examples_;
-  size_t max_group_lines_;
   std::mutex mu_;
   Aggregator agg_;
   AlertSink sink_;
