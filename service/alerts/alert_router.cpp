@@ -5,7 +5,6 @@
 #include "lsh/lsh.h"
 #include "pipeline/core/time.h"
 #include "pipeline/core/metrics.h"
-#include "pipeline/pipeline.h"
 #include "service/alerts/alert_payload.h"
 #include "service/alerts/delivery.h"
 #include "service/alerts/address_policy.h"
@@ -38,8 +37,8 @@ json rule_defaults(const std::string& kind, const Config& c) {
 AlertRouter::AlertRouter(AlertStore& store, const Config& config, std::shared_ptr<const webhook::AddressPolicy> policy)
     : store_(store), config_(config), policy_(std::move(policy)) {}
 
-void AlertRouter::attach(Pipeline* pipeline, std::shared_ptr<DeliveryWorker> delivery) {
-  pipeline_ = pipeline;
+void AlertRouter::attach(RulesSink rules, std::shared_ptr<DeliveryWorker> delivery) {
+  rules_ = std::move(rules);
   delivery_ = std::move(delivery);
   if (delivery_) delivery_->set_on_pump([this] { refresh(); });
   reload();
@@ -210,7 +209,7 @@ void AlertRouter::reload() {
     cooldown_by_rule_ = std::move(cooldowns);
   }
   metrics().alert_rules.set(static_cast<int64_t>(rules.size()));
-  if (pipeline_) pipeline_->set_alert_rules(std::move(rules));
+  if (rules_) rules_(std::move(rules));
 }
 
 void AlertRouter::wake_delivery() {

@@ -1,10 +1,11 @@
 // Between the aggregator and the outbox: owns the subscriptions (validated,
-// persisted in the AlertStore), tells the pipeline which rules to evaluate
+// persisted in the AlertStore), tells the aggregator which rules to evaluate
 // (the union over subscriptions, deduplicated by rule id), and turns each
 // raised alert into one outbox row per matching subscription, written in one
 // transaction before the delivery worker is woken.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -20,7 +21,6 @@
 
 namespace logsift {
 
-class Pipeline;
 class DeliveryWorker;
 namespace webhook {
 class AddressPolicy;
@@ -43,8 +43,13 @@ class AlertRouter {
   // and localhost are refused at creation); null accepts every URL.
   AlertRouter(AlertStore& store, const Config& config, std::shared_ptr<const webhook::AddressPolicy> policy = nullptr);
 
-  // Wiring, once, before traffic: where rules go and who to wake.
-  void attach(Pipeline* pipeline, std::shared_ptr<DeliveryWorker> delivery);
+  // Where the union of the subscriptions' rules goes (the pipeline's
+  // aggregator), each time the subscriptions change.
+  using RulesSink = std::function<void(std::vector<RuleSpec>)>;
+  // Wiring, once, before traffic: where rules go and who to wake. The router
+  // only hands rules on; the aggregator hands alerts back through on_alerts(),
+  // which the app wires as the pipeline's alert sink.
+  void attach(RulesSink rules, std::shared_ptr<DeliveryWorker> delivery);
 
   // POST /subscriptions: validates (FieldError), persists, updates rules.
   // Returns the API view (plus "secret" when one was generated).
@@ -67,7 +72,7 @@ class AlertRouter {
   AlertStore& store_;
   Config config_;
   std::shared_ptr<const webhook::AddressPolicy> policy_;
-  Pipeline* pipeline_ = nullptr;
+  RulesSink rules_;
   std::shared_ptr<DeliveryWorker> delivery_;
   std::mutex mu_;
   std::map<std::string, std::vector<std::string>> subs_by_rule_;  // rule id -> subscription ids

@@ -131,7 +131,8 @@ int run_server(const Config& config) {
 
   // Pending alerts left by an earlier run (even a kill -9) go out now.
   auto delivery = std::make_shared<DeliveryWorker>(ioc, *stores.alerts, config, address_policy);
-  router->attach(pipeline.get(), delivery);
+  router->attach([p = pipeline.get()](std::vector<RuleSpec> rules) { p->set_alert_rules(std::move(rules)); },
+                 delivery);
   // New clusters whose alerts a crash kept from the outbox (before traffic).
   try {
     if (size_t n = pipeline->replay_pending_alerts())
