@@ -10,6 +10,7 @@
 
 #include "pipeline/core/metrics.h"
 #include "service/net/http_message.h"
+#include "service/net/stream_session.h"
 
 namespace logsift {
 namespace {
@@ -18,26 +19,14 @@ namespace beast = boost::beast;
 namespace net = boost::asio;
 using tcp = net::ip::tcp;
 
-class HttpSession : public Session, public std::enable_shared_from_this<HttpSession> {
+// read_done_: no request after the one in progress (a drain, or a
+// restricted connection's one request); the reply then closes.
+class HttpSession : public StreamSession<HttpSession> {
  public:
-  HttpSession(tcp::socket&& socket, ServerContext& ctx, ListenerGrant grant)
-      : stream_(std::move(socket)), ctx_(ctx), slot_(ctx, std::move(grant)) {}
+  using StreamSession::StreamSession;
 
-  void start() {
-    net::dispatch(stream_.get_executor(), beast::bind_front_handler(&HttpSession::do_read, shared_from_this()));
-  }
-
-  void begin_drain() override {
-    net::post(stream_.get_executor(), [self = shared_from_this()] {
-      self->draining_ = true;
-      // Idle between requests: close now. Mid-request: closed after the reply.
-      if (self->reading_) self->stream_.socket().shutdown(tcp::socket::shutdown_receive, self->ignored_);
-    });
-  }
-
- private:
   void do_read() {
-    if (draining_) return do_close();
+    if (read_done_) return close();
     parser_.emplace();
     parser_->body_limit(static_cast<uint64_t>(ctx_.config.max_body_bytes));
     parser_->header_limit(static_cast<uint32_t>(ctx_.config.max_header_bytes));
@@ -46,11 +35,16 @@ class HttpSession : public Session, public std::enable_shared_from_this<HttpSess
     http::async_read(stream_, buffer_, *parser_, beast::bind_front_handler(&HttpSession::on_read, shared_from_this()));
   }
 
+  // A drain while idle ends the pending read (the receive side is shut
+  // down); mid-request, send() closes after the reply. Nothing to do here.
+  void maybe_finish() {}
+
+ private:
   void on_read(beast::error_code ec, std::size_t) {
     reading_ = false;
     if (ec == http::error::end_of_stream || ec == beast::error::timeout || ec == net::error::operation_aborted ||
         ec == net::error::eof || ec == net::error::connection_reset)
-      return do_close();
+      return close();
     if (ec == http::error::body_limit)
       return send_error(http::status::payload_too_large, Reject::kBodyTooLarge,
                         "body over max_body_bytes (" + std::to_string(ctx_.config.max_body_bytes) + ")");
@@ -60,7 +54,7 @@ class HttpSession : public Session, public std::enable_shared_from_this<HttpSess
     if (ec) {
       if (ec.category() == http::make_error_code(http::error::bad_method).category())
         return send_error(http::status::bad_request, Reject::kBadRequest, "malformed HTTP request: " + ec.message());
-      return do_close();
+      return close();
     }
     if (slot_.restricted()) {  // over the connection limit: health only, then close
       auto target = parser_->get().target();
@@ -70,7 +64,7 @@ class HttpSession : public Session, public std::enable_shared_from_this<HttpSess
         res.set(http::field::retry_after, "1");
         return send(std::move(res));
       }
-      draining_ = true;  // close after this reply
+      read_done_ = true;  // close after this reply
     }
     stream_.expires_never();  // the pipeline may take a moment; the reply write re-arms it
     request_ns_ = mono_ns();
@@ -93,11 +87,11 @@ class HttpSession : public Session, public std::enable_shared_from_this<HttpSess
       (inference_ ? metrics().http_inference_seconds : metrics().http_other_seconds).observe_ns(mono_ns() - request_ns_);
       request_ns_ = 0;
     }
-    if (draining_) res.keep_alive(false);
+    if (read_done_) res.keep_alive(false);
     auto sp = std::make_shared<HttpResponse>(std::move(res));
     stream_.expires_after(std::chrono::milliseconds(ctx_.config.http_idle_timeout_ms));
     http::async_write(stream_, *sp, [self = shared_from_this(), sp](beast::error_code ec, std::size_t) {
-      if (ec) return self->do_close();
+      if (ec) return self->close();
       if (!sp->keep_alive()) return self->lingering_close();
       self->do_read();
     });
@@ -114,36 +108,23 @@ class HttpSession : public Session, public std::enable_shared_from_this<HttpSess
 
   void do_discard() {
     stream_.async_read_some(net::buffer(*drain_buf_), [self = shared_from_this()](beast::error_code ec, std::size_t) {
-      if (ec) return self->do_close();
+      if (ec) return self->close();
       self->do_discard();
     });
   }
 
-  void do_close() {
-    stream_.socket().shutdown(tcp::socket::shutdown_both, ignored_);
-    stream_.socket().close(ignored_);
-  }
-
-  beast::tcp_stream stream_;
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
-  ServerContext& ctx_;
-  ConnectionSlot slot_;
-  bool reading_ = false;
-  bool draining_ = false;
   int64_t request_ns_ = 0;  // when the request in progress was read
   bool inference_ = false;
   std::shared_ptr<std::array<char, 8192>> drain_buf_;
-  beast::error_code ignored_;
 };
 
 }  // namespace
 
 void start_http_session(tcp::socket socket, ServerContext& ctx, ListenerGrant grant) {
   metrics().http_connections_total.inc();
-  auto s = std::make_shared<HttpSession>(std::move(socket), ctx, std::move(grant));
-  ctx.track(s);
-  s->start();
+  start_session<HttpSession>(std::move(socket), ctx, std::move(grant));
 }
 
 }  // namespace logsift

@@ -10,6 +10,7 @@
 #include "pipeline/core/metrics.h"
 #include "pipeline/core/time.h"
 #include "pipeline/ingest/envelope.h"
+#include "service/net/stream_session.h"
 #include "service/net/syslog.h"
 
 namespace logsift {
@@ -23,33 +24,16 @@ constexpr size_t kReadChunk = 64 * 1024;
 // Room for the header and structured data in front of a max_line_bytes MSG.
 constexpr size_t kHeaderAllowance = 8 * 1024;
 
-class SyslogSession : public Session, public std::enable_shared_from_this<SyslogSession> {
+class SyslogSession : public StreamSession<SyslogSession> {
  public:
   SyslogSession(tcp::socket&& socket, ServerContext& ctx, ListenerGrant grant)
-      : stream_(std::move(socket)),
-        ctx_(ctx),
-        slot_(ctx, std::move(grant)),
+      : StreamSession(std::move(socket), ctx, std::move(grant)),
         framer_(static_cast<size_t>(ctx.config.max_line_bytes) + kHeaderAllowance) {
     beast::error_code ec;
     auto ep = stream_.socket().remote_endpoint(ec);
     if (!ec) peer_ = ep.address().to_string() + ":" + std::to_string(ep.port());
     parse_opts_.max_labels = ctx.config.max_labels;
   }
-
-  void start() {
-    net::dispatch(stream_.get_executor(), beast::bind_front_handler(&SyslogSession::do_read, shared_from_this()));
-  }
-
-  void begin_drain() override {
-    net::post(stream_.get_executor(), [self = shared_from_this()] {
-      self->read_done_ = true;
-      if (self->reading_) self->stream_.socket().shutdown(tcp::socket::shutdown_receive, self->ignored_);
-      self->maybe_finish();
-    });
-  }
-
- private:
-  bool paused() const { return inflight_ >= ctx_.config.tcp_max_inflight_batches; }
 
   void do_read() {
     if (read_done_ || reading_ || paused()) return;
@@ -59,6 +43,15 @@ class SyslogSession : public Session, public std::enable_shared_from_this<Syslog
     stream_.async_read_some(net::buffer(readbuf_.data(), readbuf_.size()),
                             beast::bind_front_handler(&SyslogSession::on_read, shared_from_this()));
   }
+
+  void maybe_finish() {
+    if (!read_done_ || inflight_ > 0 || reading_ || closed_) return;
+    closed_ = true;
+    close();
+  }
+
+ private:
+  bool paused() const { return inflight_ >= ctx_.config.tcp_max_inflight_batches; }
 
   void on_read(beast::error_code ec, std::size_t n) {
     reading_ = false;
@@ -128,16 +121,6 @@ class SyslogSession : public Session, public std::enable_shared_from_this<Syslog
                         [](std::unique_ptr<Batch>) {});
   }
 
-  void maybe_finish() {
-    if (!read_done_ || inflight_ > 0 || reading_ || closed_) return;
-    closed_ = true;
-    stream_.socket().shutdown(tcp::socket::shutdown_both, ignored_);
-    stream_.socket().close(ignored_);
-  }
-
-  beast::tcp_stream stream_;
-  ServerContext& ctx_;
-  ConnectionSlot slot_;
   SyslogFramer framer_;
   SyslogParseOptions parse_opts_;
   SyslogMessage msg_;
@@ -146,19 +129,14 @@ class SyslogSession : public Session, public std::enable_shared_from_this<Syslog
   int64_t now_ = 0;
   int inflight_ = 0;
   uint64_t rejections_ = 0;
-  bool reading_ = false;
-  bool read_done_ = false;
   bool closed_ = false;
-  beast::error_code ignored_;
 };
 
 }  // namespace
 
 void start_syslog_session(tcp::socket socket, ServerContext& ctx, ListenerGrant grant) {
   metrics().syslog_connections_total.inc();
-  auto s = std::make_shared<SyslogSession>(std::move(socket), ctx, std::move(grant));
-  ctx.track(s);
-  s->start();
+  start_session<SyslogSession>(std::move(socket), ctx, std::move(grant));
 }
 
 }  // namespace logsift

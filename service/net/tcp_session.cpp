@@ -13,6 +13,7 @@
 #include "pipeline/core/time.h"
 #include "pipeline/ingest/envelope.h"
 #include "pipeline/reply_json.h"
+#include "service/net/stream_session.h"
 
 namespace logsift {
 namespace {
@@ -23,22 +24,24 @@ using tcp = net::ip::tcp;
 
 constexpr size_t kReadChunk = 64 * 1024;
 
-class TcpSession : public Session, public std::enable_shared_from_this<TcpSession> {
+class TcpSession : public StreamSession<TcpSession> {
  public:
-  TcpSession(tcp::socket&& socket, ServerContext& ctx, ListenerGrant grant)
-      : stream_(std::move(socket)), ctx_(ctx), slot_(ctx, std::move(grant)) {}
+  using StreamSession::StreamSession;
 
-  void start() {
-    net::dispatch(stream_.get_executor(), beast::bind_front_handler(&TcpSession::do_read, shared_from_this()));
+  void do_read() {
+    if (read_done_ || reading_ || paused()) return;
+    reading_ = true;
+    readbuf_.resize(kReadChunk);
+    stream_.expires_after(std::chrono::milliseconds(ctx_.config.tcp_idle_timeout_ms));
+    stream_.async_read_some(net::buffer(readbuf_.data(), readbuf_.size()),
+                            beast::bind_front_handler(&TcpSession::on_read, shared_from_this()));
   }
 
-  void begin_drain() override {
-    net::post(stream_.get_executor(), [self = shared_from_this()] {
-      // Stop reading (pending read completes with EOF); accepted lines finish.
-      self->read_done_ = true;
-      if (self->reading_) self->stream_.socket().shutdown(tcp::socket::shutdown_receive, self->ignored_);
-      self->maybe_finish();
-    });
+  void maybe_finish() {
+    if (!read_done_ || !pending_.empty() || writing_ || !write_queue_.empty() || reading_) return;
+    if (closed_) return;
+    closed_ = true;
+    close();
   }
 
  private:
@@ -53,15 +56,6 @@ class TcpSession : public Session, public std::enable_shared_from_this<TcpSessio
   bool paused() const {
     return static_cast<int>(pending_.size()) >= ctx_.config.tcp_max_inflight_batches ||
            write_queue_bytes_ >= static_cast<size_t>(ctx_.config.tcp_max_write_queue_bytes);
-  }
-
-  void do_read() {
-    if (read_done_ || reading_ || paused()) return;
-    reading_ = true;
-    readbuf_.resize(kReadChunk);
-    stream_.expires_after(std::chrono::milliseconds(ctx_.config.tcp_idle_timeout_ms));
-    stream_.async_read_some(net::buffer(readbuf_.data(), readbuf_.size()),
-                            beast::bind_front_handler(&TcpSession::on_read, shared_from_this()));
   }
 
   void on_read(beast::error_code ec, std::size_t n) {
@@ -167,37 +161,21 @@ class TcpSession : public Session, public std::enable_shared_from_this<TcpSessio
                      });
   }
 
-  void maybe_finish() {
-    if (!read_done_ || !pending_.empty() || writing_ || !write_queue_.empty() || reading_) return;
-    if (closed_) return;
-    closed_ = true;
-    stream_.socket().shutdown(tcp::socket::shutdown_both, ignored_);
-    stream_.socket().close(ignored_);
-  }
-
-  beast::tcp_stream stream_;
-  ServerContext& ctx_;
-  ConnectionSlot slot_;
   std::string readbuf_;
   LineFramer framer_{static_cast<size_t>(ctx_.config.max_line_bytes)};
   int64_t now_ = 0;  // when the current chunk was read
-  bool reading_ = false;
-  bool read_done_ = false;
   bool writing_ = false;
   bool closed_ = false;
   std::deque<Slot> pending_;
   std::deque<std::string> write_queue_;
   size_t write_queue_bytes_ = 0;
-  beast::error_code ignored_;
 };
 
 }  // namespace
 
 void start_tcp_session(tcp::socket socket, ServerContext& ctx, ListenerGrant grant) {
   metrics().tcp_connections_total.inc();
-  auto s = std::make_shared<TcpSession>(std::move(socket), ctx, std::move(grant));
-  ctx.track(s);
-  s->start();
+  start_session<TcpSession>(std::move(socket), ctx, std::move(grant));
 }
 
 }  // namespace logsift

@@ -1,0 +1,67 @@
+// The skeleton every connection shares (HTTP, TCP lines, syslog): its stream
+// on its own strand, its place in the listener's limit, the start on the
+// strand, the drain at shutdown and the close. A session derives from
+// StreamSession<Itself> and provides
+//   do_read()       read the next request or chunk unless read_done_ (or paused),
+//   maybe_finish()  close once read_done_ and everything accepted is answered.
+// Everything runs on the connection's strand; nothing here blocks.
+#pragma once
+
+#include <memory>
+#include <utility>
+
+#include <boost/asio/dispatch.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
+
+#include "service/net/server_context.h"
+
+namespace logsift {
+
+template <class Derived>
+class StreamSession : public Session, public std::enable_shared_from_this<Derived> {
+ public:
+  using tcp = boost::asio::ip::tcp;
+
+  StreamSession(tcp::socket&& socket, ServerContext& ctx, ListenerGrant grant)
+      : stream_(std::move(socket)), ctx_(ctx), slot_(ctx, std::move(grant)) {}
+
+  void start() {
+    boost::asio::dispatch(stream_.get_executor(), [self = this->shared_from_this()] { self->do_read(); });
+  }
+
+  // Stop reading (a pending read completes at once); what was accepted still
+  // finishes, then maybe_finish() closes.
+  void begin_drain() override {
+    boost::asio::post(stream_.get_executor(), [self = this->shared_from_this()] {
+      self->read_done_ = true;
+      if (self->reading_) self->stream_.socket().shutdown(tcp::socket::shutdown_receive, self->ignored_);
+      self->maybe_finish();
+    });
+  }
+
+ protected:
+  void close() {
+    stream_.socket().shutdown(tcp::socket::shutdown_both, ignored_);
+    stream_.socket().close(ignored_);
+  }
+
+  boost::beast::tcp_stream stream_;
+  ServerContext& ctx_;
+  ConnectionSlot slot_;
+  bool reading_ = false;    // a read is in flight
+  bool read_done_ = false;  // no more reads: end of stream, an error, a timeout or a drain
+  boost::beast::error_code ignored_;
+};
+
+// Makes a session of type S for an accepted socket, registers it for the
+// drain at shutdown and starts it.
+template <class S>
+void start_session(boost::asio::ip::tcp::socket socket, ServerContext& ctx, ListenerGrant grant) {
+  auto s = std::make_shared<S>(std::move(socket), ctx, std::move(grant));
+  ctx.track(s);
+  s->start();
+}
+
+}  // namespace logsift
