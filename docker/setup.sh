@@ -8,6 +8,17 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/.." && pwd)"
 mode="${1:-test}"
 
+# Each phase's wall time, printed as it ends and once more as a summary, so a
+# CI log says where the run's time went (install, build, suites, sanitizers).
+phase_start=$SECONDS
+phase_done() {  # NAME
+  local took=$((SECONDS - phase_start))
+  phases+=("$1 ${took} s")
+  echo "setup: phase $1 took ${took} s" >&2
+  phase_start=$SECONDS
+}
+phases=()
+
 need_install=0
 while read -r pkg; do
   [[ -z "$pkg" || "$pkg" == \#* ]] && continue
@@ -18,6 +29,7 @@ if [[ $need_install == 1 ]]; then
   apt-get update -qq
   grep -v '^\s*#' "$here/packages.txt" | xargs apt-get install -y -qq --no-install-recommends
 fi
+phase_done install
 
 build="${LOGSIFT_BUILD_DIR:-$root/build}"
 # The test run groups unit test cases into gtest shards (one process each:
@@ -27,6 +39,7 @@ shards=()
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release "${shards[@]}" >/dev/null
 # 2 cores: more jobs only thrash (libtorch headers need ~1 GB per compiler).
 cmake --build "$build" -j "${LOGSIFT_BUILD_JOBS:-2}"
+phase_done build
 
 case "$mode" in
   serve)
@@ -55,11 +68,15 @@ case "$mode" in
     # The release suite, then the same tests under ASan + UBSan and the
     # concurrency tests under TSan (tests/sanitizers/run.sh);
     # LOGSIFT_SANITIZERS=0 skips the sanitizer runs (a quicker local loop).
+    phase_done test-clients
     status=0
     (cd "$build" && ctest --output-on-failure -j 2 --timeout 300) || status=1
+    phase_done release-suite
     if [[ "${LOGSIFT_SANITIZERS:-1}" != 0 ]]; then
       LOGSIFT_BUILD_DIR="$build" bash "$root/tests/sanitizers/run.sh" all || status=1
+      phase_done sanitizers
     fi
+    echo "setup: phases: $(IFS=,; echo "${phases[*]}" | sed 's/,/, /g'); total $SECONDS s" >&2
     exit $status
     ;;
   build) ;;

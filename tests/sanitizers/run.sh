@@ -24,6 +24,13 @@ tsan_dir="${LOGSIFT_TSAN_BUILD_DIR:-$root/build-tsan}"
 jobs="${LOGSIFT_BUILD_JOBS:-2}"
 reports="$(mktemp -d /tmp/logsift-sanitizer-reports.XXXXXX)"
 status=0
+# Wall time of each step (build, unit, integration, per sanitizer), printed at the end.
+steps=()
+step_start=$SECONDS
+step_done() {  # NAME
+  steps+=("$1 $((SECONDS - step_start)) s")
+  step_start=$SECONDS
+}
 
 check_reports() {  # NAME
   if compgen -G "$reports/*" >/dev/null; then
@@ -47,10 +54,13 @@ run_asan() {
   export LSAN_OPTIONS="suppressions=$here/lsan.supp:print_suppressions=0"
   export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:log_path=$reports/ubsan"
   cmake --build "$asan_dir" -j "$jobs" --target logsift unit_tests
+  step_done asan-build
   (cd "$asan_dir" && ctest -L unit -j 2 --output-on-failure --timeout 300) || status=1
+  step_done asan-unit
   [[ -x "$release/integration_tests" ]] || cmake --build "$release" -j "$jobs" --target integration_tests
   (cd "$release" && LOGSIFT_TEST_BINARY="$asan_dir/logsift" LOGSIFT_TEST_SANITIZER=asan \
      ctest -L integration -j 2 --output-on-failure --timeout 300) || status=1
+  step_done asan-integration
   check_reports asan
   unset ASAN_OPTIONS LSAN_OPTIONS UBSAN_OPTIONS
 }
@@ -58,8 +68,10 @@ run_asan() {
 run_tsan() {
   cmake -S "$root" -B "$tsan_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DLOGSIFT_SANITIZE=thread >/dev/null
   cmake --build "$tsan_dir" -j "$jobs" --target concurrency_tests
+  step_done tsan-build
   TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$here/tsan.supp:log_path=$reports/tsan" \
     "$tsan_dir/concurrency_tests" || status=1
+  step_done tsan-run
   check_reports tsan
 }
 
@@ -70,4 +82,5 @@ case "$what" in
   *) echo "usage: $0 asan|tsan|all" >&2; exit 2 ;;
 esac
 rm -rf "$reports"
+echo "sanitizers: $(IFS=,; echo "${steps[*]}" | sed 's/,/, /g')" >&2
 exit $status
