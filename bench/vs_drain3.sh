@@ -30,19 +30,8 @@ if [[ ! -s $CORPUS ]]; then
 fi
 N=$(wc -l < "$CORPUS")
 
-drain3() {  # LINES [MAX]
-  PYTHONPATH="$PEERS/drain3:$PEERS" "$PY" "$PEERS/bench_drain3.py" --stream maskonly "$CORPUS" ${2:-} \
-    | awk '/^RESULT/ {for (i = 1; i <= NF; i++) if ($i ~ /^lines_per_s=/) {split($i, a, "="); gsub(",", "", a[2]); print a[2]}}'
-}
-run() {  # FILE LINES LABEL [DRAIN3_MAX]
-  local ls d3
-  ls=$("$PY" "$HERE/run_timed.py" "logsift-$3" "$2" "$BUILD/logsift" cluster "$1")
-  echo "RESULT $ls"
-  d3=$(drain3 "$2" "${4:-}")
-  echo "RESULT drain3-$3 lines=$2 lines_per_s=$d3"
-  local lps=${ls##*lines_per_s=}; lps=${lps%% *}
-  awk -v a="$lps" -v b="$d3" -v n="$3" 'BEGIN { printf "RATIO %s logsift/drain3 = %.1fx\n", n, a / b }'
-}
+# shellcheck source=bench/lib_vs_drain3.sh
+source "$HERE/lib_vs_drain3.sh"  # drain3, run
 
 run "$CORPUS" "$N" "${N}"
 if [[ $FIRST -gt 0 && $FIRST -lt $N ]]; then

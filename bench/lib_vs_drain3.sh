@@ -1,0 +1,19 @@
+# shellcheck shell=bash
+# Shared by bench/vs_drain3.sh and bench/vs_drain3_real.sh (source it; not run on its own).
+# The caller sets HERE (bench/), BUILD (logsift's build dir), PY (/usr/bin/python3) and PEERS
+# (../shared/peers, holding drain3/ and bench_drain3.py).
+
+drain3() {  # FILE [MAX]: Drain3 maskonly over FILE (its first MAX lines), prints its lines/s
+  # shellcheck disable=SC2086  # ${2:-} unquoted: no MAX, no argument
+  PYTHONPATH="$PEERS/drain3:$PEERS" "$PY" "$PEERS/bench_drain3.py" --stream maskonly "$1" ${2:-} \
+    | awk '/^RESULT/ {for (i = 1; i <= NF; i++) if ($i ~ /^lines_per_s=/) {split($i, a, "="); gsub(",", "", a[2]); print a[2]}}'
+}
+run() {  # FILE LINES LABEL [DRAIN3_MAX]: logsift then Drain3 on FILE, RESULT lines and the RATIO
+  local ls d3
+  ls=$("$PY" "$HERE/run_timed.py" "logsift-$3" "$2" "$BUILD/logsift" cluster "$1")
+  echo "RESULT $ls"
+  d3=$(drain3 "$1" "${4:-}")
+  echo "RESULT drain3-$3 lines=$2 lines_per_s=$d3"
+  local lps=${ls##*lines_per_s=}; lps=${lps%% *}
+  awk -v a="$lps" -v b="$d3" -v n="$3" 'BEGIN { printf "RATIO %s logsift/drain3 = %.1fx\n", n, a / b }'
+}
