@@ -1,7 +1,14 @@
 # shellcheck shell=bash
 # Shared by bench/vs_drain3.sh and bench/vs_drain3_real.sh (source it; not run on its own).
-# The caller sets HERE (bench/), BUILD (logsift's build dir), PY (/usr/bin/python3) and PEERS
-# (../shared/peers, holding drain3/ and bench_drain3.py).
+# The caller sets HERE (bench/) and BUILD (logsift's build dir) and sources it after
+# `set -euo pipefail`; it sets PY, PEERS (../shared/peers or DRAIN3_PEERS: drain3/ and
+# bench_drain3.py) and WORK (a temporary folder removed at exit).
+
+PY=/usr/bin/python3
+PEERS=${DRAIN3_PEERS:-$HERE/../../shared/peers}
+[[ -d $PEERS/drain3 ]] || { echo "$(basename "$0"): Drain3 not found under $PEERS (set DRAIN3_PEERS)" >&2; exit 2; }
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/logsift-$(basename "$0" .sh).XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
 
 drain3() {  # FILE [MAX]: Drain3 maskonly over FILE (its first MAX lines), prints its lines/s
   # shellcheck disable=SC2086  # ${2:-} unquoted: no MAX, no argument

@@ -18,11 +18,8 @@ N=${2:-1000000}
 SEED=${3:-42}
 FIRST=${4:-200000}
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-PEERS=${DRAIN3_PEERS:-$HERE/../../shared/peers}
-[[ -d $PEERS/drain3 ]] || { echo "vs_drain3: Drain3 not found under $PEERS (set DRAIN3_PEERS)" >&2; exit 2; }
-PY=/usr/bin/python3
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/logsift-vs-drain3.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
+# shellcheck source=bench/lib_vs_drain3.sh
+source "$HERE/lib_vs_drain3.sh"  # PY, PEERS, WORK; drain3, run
 CORPUS=${CORPUS:-$WORK/corpus.txt}
 if [[ ! -s $CORPUS ]]; then
   echo "generating $N lines (seed $SEED)" >&2
@@ -30,8 +27,6 @@ if [[ ! -s $CORPUS ]]; then
 fi
 N=$(wc -l < "$CORPUS")
 
-# shellcheck source=bench/lib_vs_drain3.sh
-source "$HERE/lib_vs_drain3.sh"  # drain3, run
 
 run "$CORPUS" "$N" "${N}"
 if [[ $FIRST -gt 0 && $FIRST -lt $N ]]; then

@@ -21,11 +21,8 @@ BUILD=${1:?usage: $0 BUILD_DIR [N] [SEED]}
 N=${2:-1000000}
 SEED=${3:-42}
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-PEERS=${DRAIN3_PEERS:-$HERE/../../shared/peers}
-[[ -d $PEERS/drain3 ]] || { echo "vs_drain3_real: Drain3 not found under $PEERS (set DRAIN3_PEERS)" >&2; exit 2; }
-PY=/usr/bin/python3
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/logsift-vs-drain3-real.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
+# shellcheck source=bench/lib_vs_drain3.sh
+source "$HERE/lib_vs_drain3.sh"  # PY, PEERS, WORK; drain3, run
 GEN_OPTS=()
 [[ -n ${ZIPF:-} ]] && GEN_OPTS+=(--zipf "$ZIPF")
 [[ -n ${SETS:-} ]] && GEN_OPTS+=(--sets "$SETS")
@@ -41,8 +38,6 @@ fi
 N=$(wc -l < "$STREAM")
 F=$(wc -l < "$FIRST_SIGHT")
 
-# shellcheck source=bench/lib_vs_drain3.sh
-source "$HERE/lib_vs_drain3.sh"  # drain3, run
 
 run "$STREAM" "$N" "real${N}"
 run "$FIRST_SIGHT" "$F" "firstsight${F}"

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -36,6 +37,19 @@ struct IngestError {
   Reject reason = Reject::kBadRequest;
   std::string message;  // for the client ({"error": message}) and the log
 };
+
+// Parses a JSON request body (Loki push, OTLP/HTTP JSON) into *doc: nullopt,
+// or the error that rejects it: an empty body, invalid UTF-8 (nlohmann
+// rejects it too: the client is told which it was), or not JSON.
+template <class Json>
+std::optional<IngestError> parse_json_body(std::string_view body, Json* doc) {
+  if (body.find_first_not_of(" \t\r\n") == std::string_view::npos)
+    return IngestError{Reject::kEmptyLine, "empty body"};
+  *doc = Json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (!doc->is_discarded()) return std::nullopt;
+  if (!text::valid_utf8(body)) return IngestError{Reject::kInvalidUtf8, "body is not valid UTF-8"};
+  return IngestError{Reject::kMalformedJson, "body is not valid JSON"};
+}
 
 // The HTTP status for a rejected request.
 inline int ingest_http_status(const IngestError& e) {

@@ -184,13 +184,8 @@ bool parse_label_set(std::string_view s, Pairs* out, std::string* error) {
 
 std::optional<IngestError> parse_loki_json(std::string_view body, const IngestOptions& opts,
                                            std::vector<IngestEntry>* out) {
-  if (body.find_first_not_of(" \t\r\n") == std::string_view::npos) return err(Reject::kEmptyLine, "empty body");
-  ojson doc = ojson::parse(body, nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded()) {
-    // nlohmann rejects invalid UTF-8 too: say which it was.
-    if (!text::valid_utf8(body)) return err(Reject::kInvalidUtf8, "body is not valid UTF-8");
-    return err(Reject::kMalformedJson, "body is not valid JSON");
-  }
+  ojson doc;
+  if (auto e = parse_json_body(body, &doc)) return e;
   if (!doc.is_object()) return err(Reject::kWrongType, "body must be a JSON object {\"streams\": [...]}");
   auto st = doc.find("streams");
   if (st == doc.end()) return err(Reject::kMissingText, "missing 'streams'");

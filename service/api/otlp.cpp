@@ -559,12 +559,8 @@ std::optional<IngestError> parse_otlp_logs_protobuf(std::string_view body, const
 
 std::optional<IngestError> parse_otlp_logs_json(std::string_view body, const IngestOptions& opts,
                                                 std::vector<IngestEntry>* out) {
-  if (body.find_first_not_of(" \t\r\n") == std::string_view::npos) return err(Reject::kEmptyLine, "empty body");
-  json doc = json::parse(body, nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded()) {
-    if (!text::valid_utf8(body)) return err(Reject::kInvalidUtf8, "body is not valid UTF-8");
-    return err(Reject::kMalformedJson, "body is not valid JSON");
-  }
+  json doc;
+  if (auto e = parse_json_body(body, &doc)) return e;
   otlppb::ExportLogsServiceRequest req;
   JsonReader r;
   if (!r.request(doc, &req)) return err(r.reason, r.error);

@@ -2,12 +2,15 @@
 // on its own strand, its place in the listener's limit, the start on the
 // strand, the drain at shutdown and the close. A session derives from
 // StreamSession<Itself> and provides
-//   do_read()       read the next request or chunk unless read_done_ (or paused),
+//   do_read()       read the next request or chunk unless read_done_ (or paused)
+//                   (line streams: read_chunk(), which calls on_read(ec, n)),
 //   maybe_finish()  close once read_done_ and everything accepted is answered.
 // Everything runs on the connection's strand; nothing here blocks.
 #pragma once
 
+#include <chrono>
 #include <memory>
+#include <string>
 #include <utility>
 
 #include <boost/asio/dispatch.hpp>
@@ -42,6 +45,20 @@ class StreamSession : public Session, public std::enable_shared_from_this<Derive
   }
 
  protected:
+  // A line-stream session's next read: up to `chunk` bytes into *buf (resized
+  // to it), bounded by the idle timeout, then Derived::on_read(ec, n) on the
+  // strand. Unless no more reads are wanted or one is in flight.
+  void read_chunk(std::string* buf, size_t chunk, int idle_timeout_ms) {
+    if (read_done_ || reading_) return;
+    reading_ = true;
+    buf->resize(chunk);
+    stream_.expires_after(std::chrono::milliseconds(idle_timeout_ms));
+    stream_.async_read_some(boost::asio::buffer(buf->data(), buf->size()),
+                            [self = this->shared_from_this()](boost::beast::error_code ec, std::size_t n) {
+                              self->on_read(ec, n);
+                            });
+  }
+
   void close() {
     stream_.socket().shutdown(tcp::socket::shutdown_both, ignored_);
     stream_.socket().close(ignored_);

@@ -25,6 +25,8 @@ constexpr size_t kReadChunk = 64 * 1024;
 constexpr size_t kHeaderAllowance = 8 * 1024;
 
 class SyslogSession : public StreamSession<SyslogSession> {
+  friend class StreamSession<SyslogSession>;  // calls on_read
+
  public:
   SyslogSession(tcp::socket&& socket, ServerContext& ctx, ListenerGrant grant)
       : StreamSession(std::move(socket), ctx, std::move(grant)),
@@ -36,12 +38,7 @@ class SyslogSession : public StreamSession<SyslogSession> {
   }
 
   void do_read() {
-    if (read_done_ || reading_ || paused()) return;
-    reading_ = true;
-    readbuf_.resize(kReadChunk);
-    stream_.expires_after(std::chrono::milliseconds(ctx_.config.tcp_idle_timeout_ms));
-    stream_.async_read_some(net::buffer(readbuf_.data(), readbuf_.size()),
-                            beast::bind_front_handler(&SyslogSession::on_read, shared_from_this()));
+    if (!paused()) read_chunk(&readbuf_, kReadChunk, ctx_.config.tcp_idle_timeout_ms);
   }
 
   void maybe_finish() {

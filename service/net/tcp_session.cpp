@@ -25,16 +25,13 @@ using tcp = net::ip::tcp;
 constexpr size_t kReadChunk = 64 * 1024;
 
 class TcpSession : public StreamSession<TcpSession> {
+  friend class StreamSession<TcpSession>;  // calls on_read
+
  public:
   using StreamSession::StreamSession;
 
   void do_read() {
-    if (read_done_ || reading_ || paused()) return;
-    reading_ = true;
-    readbuf_.resize(kReadChunk);
-    stream_.expires_after(std::chrono::milliseconds(ctx_.config.tcp_idle_timeout_ms));
-    stream_.async_read_some(net::buffer(readbuf_.data(), readbuf_.size()),
-                            beast::bind_front_handler(&TcpSession::on_read, shared_from_this()));
+    if (!paused()) read_chunk(&readbuf_, kReadChunk, ctx_.config.tcp_idle_timeout_ms);
   }
 
   void maybe_finish() {
