@@ -90,6 +90,15 @@ inline bool identity_encoding(std::string_view content_encoding) {
   return e.empty() || e == "identity";
 }
 
+// The rejection of a compressed body where the protocol's route takes none;
+// `advice` tells the client what to send instead.
+inline std::optional<IngestError> check_identity_encoding(std::string_view content_encoding, std::string_view advice) {
+  if (identity_encoding(content_encoding)) return std::nullopt;
+  return IngestError{Reject::kUnsupportedMediaType, "Content-Encoding '" +
+                                                        std::string(text::trim_blanks(content_encoding)).substr(0, 32) +
+                                                        "' is not supported: " + std::string(advice)};
+}
+
 // --- Source keys per protocol (best first within each canonical label).
 
 // Loki stream labels (and structured metadata).

@@ -295,10 +295,8 @@ std::optional<IngestError> parse_loki_protobuf(std::string_view body, const Inge
 std::optional<IngestError> parse_loki_push(std::string_view content_type, std::string_view content_encoding,
                                            std::string_view body, const IngestOptions& opts,
                                            std::vector<IngestEntry>* out) {
-  if (!identity_encoding(content_encoding))
-    return err(Reject::kUnsupportedMediaType,
-               "Content-Encoding '" + std::string(text::trim_blanks(content_encoding)).substr(0, 32) +
-                   "' is not supported: send JSON uncompressed or protobuf snappy-compressed");
+  if (auto e = check_identity_encoding(content_encoding, "send JSON uncompressed or protobuf snappy-compressed"))
+    return e;
   std::string mt = media_type(content_type);
   if (mt == "application/json") return parse_loki_json(body, opts, out);
   if (mt == "application/x-protobuf" || mt == "application/protobuf") return parse_loki_protobuf(body, opts, out);

@@ -570,10 +570,8 @@ std::optional<IngestError> parse_otlp_logs_json(std::string_view body, const Ing
 std::optional<IngestError> parse_otlp_logs(std::string_view content_type, std::string_view content_encoding,
                                            std::string_view body, const IngestOptions& opts,
                                            std::vector<IngestEntry>* out) {
-  if (!identity_encoding(content_encoding))
-    return err(Reject::kUnsupportedMediaType,
-               "Content-Encoding '" + std::string(text::trim_blanks(content_encoding)).substr(0, 32) +
-                   "' is not supported: configure the OTLP exporter with compression \"none\"");
+  if (auto e = check_identity_encoding(content_encoding, "configure the OTLP exporter with compression \"none\""))
+    return e;
   std::string mt = media_type(content_type);
   if (mt == "application/x-protobuf" || mt == "application/protobuf") return parse_otlp_logs_protobuf(body, opts, out);
   if (mt == "application/json") return parse_otlp_logs_json(body, opts, out);

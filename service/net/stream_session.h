@@ -45,13 +45,14 @@ class StreamSession : public Session, public std::enable_shared_from_this<Derive
   }
 
  protected:
-  // A line-stream session's next read: up to `chunk` bytes into *buf (resized
+  // A line-stream session's next read: up to kReadChunk bytes into *buf (resized
   // to it), bounded by the idle timeout, then Derived::on_read(ec, n) on the
   // strand. Unless no more reads are wanted or one is in flight.
-  void read_chunk(std::string* buf, size_t chunk, int idle_timeout_ms) {
+  static constexpr size_t kReadChunk = 64 * 1024;
+  void read_chunk(std::string* buf, int idle_timeout_ms) {
     if (read_done_ || reading_) return;
     reading_ = true;
-    buf->resize(chunk);
+    buf->resize(kReadChunk);
     stream_.expires_after(std::chrono::milliseconds(idle_timeout_ms));
     stream_.async_read_some(boost::asio::buffer(buf->data(), buf->size()),
                             [self = this->shared_from_this()](boost::beast::error_code ec, std::size_t n) {

@@ -20,7 +20,6 @@ namespace beast = boost::beast;
 namespace net = boost::asio;
 using tcp = net::ip::tcp;
 
-constexpr size_t kReadChunk = 64 * 1024;
 // Room for the header and structured data in front of a max_line_bytes MSG.
 constexpr size_t kHeaderAllowance = 8 * 1024;
 
@@ -38,7 +37,7 @@ class SyslogSession : public StreamSession<SyslogSession> {
   }
 
   void do_read() {
-    if (!paused()) read_chunk(&readbuf_, kReadChunk, ctx_.config.tcp_idle_timeout_ms);
+    if (!paused()) read_chunk(&readbuf_, ctx_.config.tcp_idle_timeout_ms);
   }
 
   void maybe_finish() {

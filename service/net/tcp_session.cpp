@@ -22,7 +22,6 @@ namespace beast = boost::beast;
 namespace net = boost::asio;
 using tcp = net::ip::tcp;
 
-constexpr size_t kReadChunk = 64 * 1024;
 
 class TcpSession : public StreamSession<TcpSession> {
   friend class StreamSession<TcpSession>;  // calls on_read
@@ -31,7 +30,7 @@ class TcpSession : public StreamSession<TcpSession> {
   using StreamSession::StreamSession;
 
   void do_read() {
-    if (!paused()) read_chunk(&readbuf_, kReadChunk, ctx_.config.tcp_idle_timeout_ms);
+    if (!paused()) read_chunk(&readbuf_, ctx_.config.tcp_idle_timeout_ms);
   }
 
   void maybe_finish() {
