@@ -462,6 +462,22 @@ int json_message(const std::vector<JMember>& members, const StructuredOptions& o
 }
 
 
+// Fills *out for a message found with the object's `members`: the labels
+// (all members but the message, index skip), the caller in front when
+// opts.keep_caller, and the form's kind.
+void finish_json(const std::vector<JMember>& members, int skip, std::string_view msg, const char* kind,
+                 const StructuredOptions& opts, StructuredLine* out, std::string* scratch) {
+  LabelBuilder lb(structured_label_keys(), opts.max_labels, false, &opts.keep_keys);
+  json_labels(members, skip, opts, &lb);
+  if (opts.keep_caller) {
+    std::string caller = json_caller(members);
+    if (!caller.empty()) msg = with_caller(caller, msg, scratch);
+  }
+  out->message = msg;
+  out->labels = lb.finish();
+  out->kind = kind;
+}
+
 bool try_json(std::string_view line, const StructuredOptions& opts, StructuredLine* out, std::string* scratch) {
   JsonScanner sc{line};
   std::vector<JMember> members;
@@ -469,18 +485,9 @@ bool try_json(std::string_view line, const StructuredOptions& opts, StructuredLi
   std::string_view msg;
   int mi = json_message(members, opts, scratch, &msg);
   if (mi < 0) return false;
-  LabelBuilder lb(structured_label_keys(), opts.max_labels, false, &opts.keep_keys);
-  json_labels(members, mi, opts, &lb);
-  if (opts.keep_caller) {
-    std::string caller = json_caller(members);
-    if (!caller.empty()) msg = with_caller(caller, msg, scratch);
-  }
-  out->message = msg;
-  out->labels = lb.finish();
-  out->kind = "json";
+  finish_json(members, mi, msg, "json", opts, out, scratch);
   return true;
 }
-
 
 // "free text {json object}": tries the first few " {" positions.
 bool try_trailing_json(std::string_view line, const StructuredOptions& opts, StructuredLine* out,
@@ -498,15 +505,7 @@ bool try_trailing_json(std::string_view line, const StructuredOptions& opts, Str
     if (sc.object(&members)) {
       std::string_view msg = trim_blanks(t.substr(0, pos));
       if (msg.empty()) return false;
-      LabelBuilder lb(structured_label_keys(), opts.max_labels, false, &opts.keep_keys);
-      json_labels(members, -1, opts, &lb);
-      if (opts.keep_caller) {
-        std::string caller = json_caller(members);
-        if (!caller.empty()) msg = with_caller(caller, msg, scratch);
-      }
-      out->message = msg;
-      out->labels = lb.finish();
-      out->kind = "text+json";
+      finish_json(members, -1, msg, "text+json", opts, out, scratch);
       return true;
     }
     pos += 2;
