@@ -64,22 +64,11 @@ void json_unescape(std::string_view raw, std::string* out) {
       continue;
     }
     char e = raw[++i];
+    if (const char ctl = control_escape(e)) {
+      out->push_back(ctl);
+      continue;
+    }
     switch (e) {
-      case 'b':
-        out->push_back('\b');
-        break;
-      case 'f':
-        out->push_back('\f');
-        break;
-      case 'n':
-        out->push_back('\n');
-        break;
-      case 'r':
-        out->push_back('\r');
-        break;
-      case 't':
-        out->push_back('\t');
-        break;
       case 'u': {
         uint32_t cp = 0;
         read_hex(raw, i + 1, 4, &cp);

@@ -48,25 +48,14 @@ bool go_unquote(std::string_view raw, std::string* out) {
     }
     if (++i >= raw.size()) return false;
     char e = raw[i];
+    if (const char ctl = control_escape(e)) {
+      out->push_back(ctl);
+      continue;
+    }
     uint32_t cp = 0;
     switch (e) {
       case 'a':
         out->push_back('\a');
-        break;
-      case 'b':
-        out->push_back('\b');
-        break;
-      case 'f':
-        out->push_back('\f');
-        break;
-      case 'n':
-        out->push_back('\n');
-        break;
-      case 'r':
-        out->push_back('\r');
-        break;
-      case 't':
-        out->push_back('\t');
         break;
       case 'v':
         out->push_back('\v');

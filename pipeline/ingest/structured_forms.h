@@ -41,6 +41,18 @@ bool try_klog(std::string_view line, const StructuredOptions& opts, StructuredLi
 bool find_quoted_end(std::string_view s, size_t i, size_t* end, bool* escaped);
 // UTF-8 of the code point `cp`, appended (json_line.cpp; Go strings too).
 void append_utf8(uint32_t cp, std::string* out);
+// The control character of a one-letter C escape that JSON and Go share
+// (\b \f \n \r \t), or 0 for any other letter.
+inline char control_escape(char e) {
+  switch (e) {
+    case 'b': return '\b';
+    case 'f': return '\f';
+    case 'n': return '\n';
+    case 'r': return '\r';
+    case 't': return '\t';
+    default: return 0;
+  }
+}
 // The n hex digits at s[i] as a number; false if one is not a hex digit.
 bool read_hex(std::string_view s, size_t i, size_t n, uint32_t* out);
 // Unescapes the inside of a Go quoted string; false on a bad escape.
