@@ -109,6 +109,9 @@ std::string Metrics::prometheus() const {
           syslog_rejected.get());
   counter("logsift_syslog_connections_total", "Syslog connections accepted.", syslog_connections_total.get());
   counter("logsift_http_connections_total", "HTTP connections accepted.", http_connections_total.get());
+  counter("logsift_accept_out_of_fds_total",
+          "Accepts that failed for want of file descriptors (EMFILE, ENFILE); the listener backs off.",
+          accept_out_of_fds.get());
   counter("logsift_stage_errors_total", "Batches failed by an internal stage error.", stage_errors.get());
   counter("logsift_micro_batches_total", "Micro-batches formed by batching stages.", micro_batches.get());
   counter("logsift_micro_batch_lines_total", "Lines in those micro-batches.", micro_batch_lines.get());

@@ -109,6 +109,7 @@ struct Metrics {
   Counter syslog_rejected;           // syslog frames refused (framing, header, text), also in rejected{reason}
   Counter syslog_connections_total;
   Counter http_connections_total;
+  Counter accept_out_of_fds;  // accepts that failed with EMFILE / ENFILE (the listener backs off)
   Gauge connections_active;
   Counter stage_errors;
   Counter micro_batches;

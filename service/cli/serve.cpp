@@ -30,6 +30,7 @@
 #include "service/api/background_work.h"
 #include "service/api/http_api.h"
 #include "service/cli/cli.h"
+#include "service/net/fd_limits.h"
 #include "service/net/http_session.h"
 #include "service/net/listener.h"
 #include "service/net/redis_queue.h"
@@ -75,8 +76,18 @@ int run_server(const Config& config) {
     spdlog::critical("{}", *why);
     return 2;
   }
+  std::string fd_error;
+  const FdBudget fds = raise_fd_limit(config, &fd_error);
+  if (!fd_error.empty()) {
+    spdlog::critical("startup refused: {}", fd_error);
+    return 1;
+  }
+  if (fds.soft != fds.soft_before)
+    spdlog::info("open-file limit raised from {} to {} ({} needed)", fds.soft_before, fds.soft, fds.need);
+  FdReserve fd_reserve;
   ServerContext ctx;
   ctx.config = config;
+  ctx.fd_reserve = &fd_reserve;
   ctx.http_handler = [&ctx](AnyExecutor ex, HttpRequest&& req, Responder respond) {
     handle_http_request(ctx, std::move(ex), std::move(req), std::move(respond));
   };

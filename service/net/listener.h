@@ -2,11 +2,14 @@
 // hands each to its session; refuses them over max_connections.
 #pragma once
 
+#include <chrono>
+#include <cstdint>
 #include <memory>
 #include <string>
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
 
 #include "service/net/server_context.h"
 
@@ -28,6 +31,9 @@ class Listener : public std::enable_shared_from_this<Listener> {
 
  private:
   void do_accept();
+  // accept() failed for want of descriptors: serve one waiting health check
+  // from the reserve (HTTP), log at most once a second, retry after a back-off.
+  void on_out_of_descriptors(const boost::system::error_code& ec);
 
   boost::asio::io_context& ioc_;
   boost::asio::ip::tcp::acceptor acceptor_;
@@ -36,6 +42,10 @@ class Listener : public std::enable_shared_from_this<Listener> {
   int limit_, reserve_;
   std::shared_ptr<std::atomic<int>> count_ = std::make_shared<std::atomic<int>>(0);
   const char* refusal_;
+  boost::asio::steady_timer retry_;
+  std::chrono::milliseconds backoff_{0};           // 0: not backing off
+  std::chrono::steady_clock::time_point last_log_;  // of an out-of-descriptors error
+  uint64_t unlogged_ = 0;                           // such errors since then
 };
 
 // "HOST:PORT", IPv6 hosts in brackets.

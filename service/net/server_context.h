@@ -24,6 +24,7 @@ class Catalog;
 class BackgroundWork;
 class AlertRouter;
 class AlertStore;
+class FdReserve;
 
 // A connection that can be asked to finish its accepted work and close.
 class Session {
@@ -44,7 +45,8 @@ struct ServerContext {
   Catalog* catalog = nullptr;
   AlertRouter* alert_router = nullptr;
   AlertStore* alert_store = nullptr;
-  BackgroundWork* background = nullptr;  // slow admin jobs (service/api/background_work.h)
+  BackgroundWork* background = nullptr;
+  FdReserve* fd_reserve = nullptr;  // health checks when descriptors run out (net/fd_limits.h)  // slow admin jobs (service/api/background_work.h)
   std::atomic<bool> ready{false};
   std::atomic<bool> draining{false};
   std::atomic<int> connections{0};
