@@ -139,23 +139,27 @@ void SqliteAlertStore::enqueue(const std::vector<OutboxRow>& rows) {
   tx.commit();
 }
 
-std::vector<OutboxRow> SqliteAlertStore::due(int64_t now_ms, size_t limit, const std::set<std::string>& busy) {
+std::vector<OutboxRow> SqliteAlertStore::due(int64_t now_ms, size_t limit, size_t per_subscription,
+                                             const Sendable& sendable) {
   std::lock_guard lock(mu_);
   std::vector<OutboxRow> out;
-  std::string sql = std::string("SELECT ") + kRowColumns +
-                    " FROM outbox WHERE status = 'pending' AND next_attempt_ms <= ?1 ORDER BY next_attempt_ms, id"
-                    " LIMIT ?2";
+  // The oldest due rows of each subscription (a window over the pending-due
+  // index), then all of them in due order: at most subscriptions x
+  // per_subscription rows are read, however many a hung receiver has due.
+  std::string sql = std::string("SELECT ") + kRowColumns + " FROM (SELECT " + kRowColumns +
+                    ", ROW_NUMBER() OVER (PARTITION BY subscription_id ORDER BY next_attempt_ms, id) AS rank"
+                    " FROM outbox WHERE status = 'pending' AND next_attempt_ms <= ?1)"
+                    " WHERE rank <= ?2 ORDER BY next_attempt_ms, id";
   Q q(*db_, sql.c_str());
-  q.bind(1, now_ms).bind(2, static_cast<int64_t>(limit + busy.size()));
-  while (q.step() && out.size() < limit) {
+  q.bind(1, now_ms).bind(2, static_cast<int64_t>(std::min<size_t>(per_subscription, INT64_MAX)));
+  while (out.size() < limit && q.step()) {
     OutboxRow r = read_row(q);
-    if (!busy.count(r.id)) out.push_back(std::move(r));
+    if (sendable(r.id, r.subscription_id)) out.push_back(std::move(r));
   }
   return out;
 }
 
-std::optional<int64_t> SqliteAlertStore::next_due(
-    const std::function<bool(const std::string& id, const std::string& sub)>& sendable) {
+std::optional<int64_t> SqliteAlertStore::next_due(const Sendable& sendable) {
   std::lock_guard lock(mu_);
   Q q(*db_, "SELECT id, subscription_id, next_attempt_ms FROM outbox WHERE status = 'pending'"
             " ORDER BY next_attempt_ms, id");

@@ -68,15 +68,25 @@ class AlertStore {
   // in the outbox is skipped: an alert with a derived id raised again (a
   // replay) is a no-op.
   virtual void enqueue(const std::vector<OutboxRow>& rows) = 0;
+  // Which rows the caller can send now: (row id, subscription id) -> yes/no.
+  using Sendable = std::function<bool(const std::string& id, const std::string& sub)>;
   // Pending rows due at now_ms that this process may send, oldest due first,
-  // skipping `busy` ids. (SQLite: every pending row. Redis: the rows this
-  // replica has claimed from the outbox stream.)
-  virtual std::vector<OutboxRow> due(int64_t now_ms, size_t limit, const std::set<std::string>& busy) = 0;
+  // at most `limit`, each accepted by `sendable` (called in that order, so a
+  // caller may count what it accepted). Fair between subscriptions: only the
+  // `per_subscription` oldest due rows of each subscription are offered, so
+  // a receiver that hangs with thousands of rows due cannot fill the
+  // selection and hold back another receiver's alerts. (SQLite: every
+  // pending row. Redis: the rows this replica has claimed from the stream.)
+  virtual std::vector<OutboxRow> due(int64_t now_ms, size_t limit, size_t per_subscription,
+                                     const Sendable& sendable) = 0;
+  // Every due row but the `busy` ids, oldest due first (tests, tools).
+  std::vector<OutboxRow> due(int64_t now_ms, size_t limit, const std::set<std::string>& busy) {
+    return due(now_ms, limit, SIZE_MAX, [&](const std::string& id, const std::string&) { return !busy.count(id); });
+  }
   // Earliest next_attempt_ms of those rows that `sendable` accepts
   // (the delivery worker skips rows in flight and receivers at their
   // concurrency limit: those wake it when an attempt finishes). nullopt: none.
-  virtual std::optional<int64_t> next_due(
-      const std::function<bool(const std::string& id, const std::string& sub)>& sendable) = 0;
+  virtual std::optional<int64_t> next_due(const Sendable& sendable) = 0;
   virtual void mark_delivered(const std::string& id, int attempts, int status, int64_t now_ms) = 0;
   virtual void schedule_retry(const std::string& id, int attempts, int status, const std::string& error,
                               int64_t next_ms, int64_t now_ms) = 0;
@@ -120,9 +130,9 @@ class SqliteAlertStore final : public AlertStore {
   int64_t subscriptions_version() override { return version_.load(); }
 
   void enqueue(const std::vector<OutboxRow>& rows) override;
-  std::vector<OutboxRow> due(int64_t now_ms, size_t limit, const std::set<std::string>& busy) override;
-  std::optional<int64_t> next_due(
-      const std::function<bool(const std::string& id, const std::string& sub)>& sendable) override;
+  using AlertStore::due;
+  std::vector<OutboxRow> due(int64_t now_ms, size_t limit, size_t per_subscription, const Sendable& sendable) override;
+  std::optional<int64_t> next_due(const Sendable& sendable) override;
   void mark_delivered(const std::string& id, int attempts, int status, int64_t now_ms) override;
   void schedule_retry(const std::string& id, int attempts, int status, const std::string& error, int64_t next_ms,
                       int64_t now_ms) override;

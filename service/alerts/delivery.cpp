@@ -84,9 +84,27 @@ void DeliveryWorker::pump() {
   try {
     const size_t max_in_flight = 256;
     int64_t now = now_ms();
+    // Rows in flight, and rows of a receiver at its concurrency limit (counting
+    // what this pump picks), are not sendable: a receiver that hangs holds
+    // only its own delivery_concurrency rows, never another receiver's turn.
+    auto sendable = [this](const std::string& id, const std::string& sub) {
+      if (in_flight_.count(id)) return false;
+      auto it = in_flight_per_sub_.find(sub);
+      return it == in_flight_per_sub_.end() || it->second < config_.delivery_concurrency;
+    };
+    std::map<std::string, int> picked;  // per subscription, this pump
+    auto pick = [&](const std::string& id, const std::string& sub) {
+      if (in_flight_.count(id)) return false;
+      auto it = in_flight_per_sub_.find(sub);
+      const int busy = (it == in_flight_per_sub_.end() ? 0 : it->second) + picked[sub];
+      if (busy >= config_.delivery_concurrency) return false;
+      ++picked[sub];
+      return true;
+    };
     if (in_flight_.size() < max_in_flight) {
       std::map<std::string, std::optional<Subscription>> subs;
-      for (const auto& row : store_.due(now, max_in_flight - in_flight_.size(), in_flight_)) {
+      const size_t per_sub = static_cast<size_t>(config_.delivery_concurrency);
+      for (const auto& row : store_.due(now, max_in_flight - in_flight_.size(), per_sub, pick)) {
         auto it = subs.find(row.subscription_id);
         if (it == subs.end()) it = subs.emplace(row.subscription_id, store_.subscription(row.subscription_id)).first;
         if (!it->second) {
@@ -101,11 +119,6 @@ void DeliveryWorker::pump() {
     // Sleep until the next row we could send; wake() and results pump earlier.
     // Rows in flight, or of a receiver at its concurrency limit, do not count:
     // their attempts' results wake us (no 1 ms polling while they run).
-    auto sendable = [this](const std::string& id, const std::string& sub) {
-      if (in_flight_.count(id)) return false;
-      auto it = in_flight_per_sub_.find(sub);
-      return it == in_flight_per_sub_.end() || it->second < config_.delivery_concurrency;
-    };
     const auto next = in_flight_.size() < 256 ? store_.next_due(sendable) : std::nullopt;
     arm_timer(next ? std::clamp<int64_t>(*next - now, 1, 1000) : 1000);
   } catch (const std::exception& e) {

@@ -290,24 +290,27 @@ void RedisAlertStore::claim_locked(int64_t now_ms) {
   if (!acks.empty()) call(acks);
 }
 
-std::vector<OutboxRow> RedisAlertStore::due(int64_t now_ms, size_t limit, const std::set<std::string>& busy) {
+std::vector<OutboxRow> RedisAlertStore::due(int64_t now_ms, size_t limit, size_t per_subscription,
+                                            const Sendable& sendable) {
   std::lock_guard lock(mu_);
   claim_locked(now_ms);
   std::vector<const OutboxRow*> ready;
   for (const auto& [id, o] : owned_)
-    if (o.row.next_attempt_ms <= now_ms && !busy.count(id)) ready.push_back(&o.row);
+    if (o.row.next_attempt_ms <= now_ms) ready.push_back(&o.row);
   std::sort(ready.begin(), ready.end(), [](const OutboxRow* a, const OutboxRow* b) {
     return std::tie(a->next_attempt_ms, a->id) < std::tie(b->next_attempt_ms, b->id);
   });
-  if (ready.size() > limit) ready.resize(limit);
+  std::map<std::string_view, size_t> offered;  // rows offered per subscription (its oldest due first)
   std::vector<OutboxRow> out;
-  out.reserve(ready.size());
-  for (const auto* r : ready) out.push_back(*r);
+  for (const auto* r : ready) {
+    if (out.size() >= limit) break;
+    if (++offered[r->subscription_id] > per_subscription) continue;
+    if (sendable(r->id, r->subscription_id)) out.push_back(*r);
+  }
   return out;
 }
 
-std::optional<int64_t> RedisAlertStore::next_due(
-    const std::function<bool(const std::string& id, const std::string& sub)>& sendable) {
+std::optional<int64_t> RedisAlertStore::next_due(const Sendable& sendable) {
   std::lock_guard lock(mu_);
   std::optional<int64_t> next;
   for (const auto& [id, o] : owned_)

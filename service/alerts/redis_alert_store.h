@@ -57,9 +57,9 @@ class RedisAlertStore final : public AlertStore {
   int64_t subscriptions_version() override;
 
   void enqueue(const std::vector<OutboxRow>& rows) override;
-  std::vector<OutboxRow> due(int64_t now_ms, size_t limit, const std::set<std::string>& busy) override;
-  std::optional<int64_t> next_due(
-      const std::function<bool(const std::string& id, const std::string& sub)>& sendable) override;
+  using AlertStore::due;
+  std::vector<OutboxRow> due(int64_t now_ms, size_t limit, size_t per_subscription, const Sendable& sendable) override;
+  std::optional<int64_t> next_due(const Sendable& sendable) override;
   void mark_delivered(const std::string& id, int attempts, int status, int64_t now_ms) override;
   void schedule_retry(const std::string& id, int attempts, int status, const std::string& error, int64_t next_ms,
                       int64_t now_ms) override;

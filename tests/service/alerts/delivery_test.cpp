@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "config/config.h"
+#include "pipeline/core/metrics.h"
 #include "service/alerts/alert_store.h"
 #include "tests/service/alerts/loopback_server.h"
 
@@ -219,13 +220,11 @@ class RecordingDownStore final : public AlertStore {
   int64_t subscription_count() override { return s_.subscription_count(); }
   int64_t subscriptions_version() override { return s_.subscriptions_version(); }
   void enqueue(const std::vector<OutboxRow>& rows) override { s_.enqueue(rows); }
-  std::vector<OutboxRow> due(int64_t now, size_t limit, const std::set<std::string>& busy) override {
-    return s_.due(now, limit, busy);
+  using AlertStore::due;
+  std::vector<OutboxRow> due(int64_t now, size_t limit, size_t per_sub, const Sendable& sendable) override {
+    return s_.due(now, limit, per_sub, sendable);
   }
-  std::optional<int64_t> next_due(
-      const std::function<bool(const std::string& id, const std::string& sub)>& sendable) override {
-    return s_.next_due(sendable);
-  }
+  std::optional<int64_t> next_due(const Sendable& sendable) override { return s_.next_due(sendable); }
   void mark_delivered(const std::string& id, int attempts, int status, int64_t now) override {
     if (down) throw std::runtime_error("store away");
     s_.mark_delivered(id, attempts, status, now);
@@ -285,6 +284,63 @@ TEST_F(DeliveryTest, AnOutcomeTheStoreCouldNotTakeIsRecordedLaterNotResent) {
     EXPECT_EQ(got->attempts, 1);
     EXPECT_EQ(got->last_status, 200);
   }
+}
+
+}  // namespace
+}  // namespace logsift
+
+namespace logsift {
+namespace {
+
+// Two receivers that hang (one never answers, one accepts and says nothing)
+// with 300 alerts each due before a healthy receiver's 10: each hung receiver
+// holds only its own delivery_concurrency attempts, the healthy one gets
+// every alert, and the worker does not spin while the others hang (it used
+// to take the first 256 due rows, all of hung receivers, and re-arm its
+// timer every millisecond).
+TEST_F(DeliveryTest, HungReceiversDoNotHoldBackAHealthyOne) {
+  config_.delivery_timeout_ms = 60000;  // the hung attempts stay in flight for the whole test
+  LoopbackServer hung_a([](const auto&) {
+    Reply r;
+    r.hang = true;
+    return r;
+  });
+  LoopbackServer hung_b([](const auto&) {
+    Reply r;
+    r.hang = true;
+    r.raw = "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n";  // a trickle that never completes
+    return r;
+  });
+  LoopbackServer healthy([](const auto&) { return status_reply(200); });
+  SqliteAlertStore store(dir_.string());
+  store.add_subscription(subscription("sub_hung_a", hung_a.base_url() + "/hook"));
+  store.add_subscription(subscription("sub_hung_b", hung_b.base_url() + "/hook"));
+  store.add_subscription(subscription("sub_ok", healthy.base_url() + "/hook"));
+  std::vector<OutboxRow> rows;
+  for (int i = 0; i < 300; ++i) {
+    rows.push_back(row("hung_a_" + std::to_string(i), "sub_hung_a"));
+    rows.push_back(row("hung_b_" + std::to_string(i), "sub_hung_b"));
+  }
+  store.enqueue(rows);
+  with_worker(store, 2, [&](DeliveryWorker& worker) {
+    worker.wake();
+    EXPECT_TRUE(wait_for([&] { return hung_a.requests().size() >= 4 && hung_b.requests().size() >= 4; }, 10s));
+    std::vector<OutboxRow> ok;
+    for (int i = 0; i < 10; ++i) ok.push_back(row("ok_" + std::to_string(i), "sub_ok"));
+    store.enqueue(ok);
+    const uint64_t wakeups_before = metrics().delivery_wakeups.get();
+    worker.wake();
+    EXPECT_TRUE(wait_for([&] { return store.count("delivered") == 10; }, 10s))
+        << "the healthy receiver got " << healthy.requests().size() << " of 10";
+    // Not spinning: one pump per result (10) and per wake, plus its timer
+    // (at most one a second), not one a millisecond.
+    const uint64_t wakeups = metrics().delivery_wakeups.get() - wakeups_before;
+    EXPECT_LT(wakeups, 100u) << wakeups << " pumps";
+  });
+  // Each hung receiver held its concurrency and no more.
+  EXPECT_EQ(hung_a.requests().size(), 4u);
+  EXPECT_EQ(hung_b.requests().size(), 4u);
+  EXPECT_EQ(healthy.requests().size(), 10u);
 }
 
 }  // namespace
