@@ -88,8 +88,9 @@ struct Batch {
   std::vector<Token> tokens;
   uint8_t pending = 0;  // union of the records' pending bits
   // Set by the state stage when the store refused the lines for now (a
-  // shared store unreachable and its write buffer full): the request is
-  // answered 503 with this reason, each line of a stream gets it as error.
+  // shared store unreachable and its write buffer full, a disk full or
+  // read-only): the request is answered 503 with this reason, each line of a
+  // stream gets it as error.
   std::string unavailable;
 
   // Takes ownership of a buffer that records will view (no copy).
@@ -100,6 +101,12 @@ struct Batch {
   // Copies `s` into the batch's arena; the view stays valid while the batch lives.
   std::string_view keep(std::string_view s);
 
+  // Records the store refused (their error is `unavailable`).
+  size_t refused() const {
+    if (unavailable.empty()) return 0;
+    return static_cast<size_t>(
+        std::count_if(records.begin(), records.end(), [&](const Record& r) { return r.error == unavailable; }));
+  }
   // Number of records without an error (what the stages will process).
   size_t live() const {
     size_t n = 0;

@@ -185,10 +185,19 @@ std::vector<bool> SqliteCatalog::apply(const std::vector<ClusterUpdate>& updates
       }
     }
     tx_->commit();
+  } catch (const sqlite::Error& e) {
+    tx_->rollback();
+    const std::string fault = sqlite::storage_fault(e.code);
+    if (fault.empty()) throw;
+    // Below the database: nothing of this group is stored, so none of it is
+    // acknowledged (503 and an error line per line), and /readyz says why.
+    set_unavailable(fault + ": " + e.what());
+    throw StoreUnavailable("store unavailable: " + fault + " (" + e.what() + ")");
   } catch (...) {
     tx_->rollback();
     throw;
   }
+  if (!unavailable().empty()) set_unavailable({});
   clusters_.fetch_add(std::count(is_new.begin(), is_new.end(), true), std::memory_order_relaxed);
   if (restart_wal_.exchange(false, std::memory_order_relaxed)) {
     const int64_t t0 = mono_ns();
@@ -197,6 +206,37 @@ std::vector<bool> SqliteCatalog::apply(const std::vector<ClusterUpdate>& updates
     if (rc != SQLITE_OK && rc != SQLITE_BUSY) spdlog::warn("catalog: WAL restart failed: {}", sqlite3_errmsg(writer_->get()));
   }
   return is_new;
+}
+
+void SqliteCatalog::set_unavailable(std::string why) {
+  std::lock_guard lock(unavailable_mu_);
+  if (why.empty() && !unavailable_.empty()) spdlog::info("catalog: writes work again ({})", unavailable_);
+  if (!why.empty() && unavailable_.empty()) spdlog::error("catalog: {}; lines are refused until writes work", why);
+  unavailable_ = std::move(why);
+}
+
+std::string SqliteCatalog::unavailable() const {
+  std::lock_guard lock(unavailable_mu_);
+  return unavailable_;
+}
+
+void SqliteCatalog::flush() {
+  if (unavailable().empty()) return;
+  try {
+    tx_->begin();
+    try {
+      Stmt probe(*writer_, "INSERT OR REPLACE INTO meta(key, value) VALUES('write_probe_ms', ?1)");
+      probe.bind(1, now_ms());
+      probe.step();
+      tx_->commit();
+    } catch (...) {
+      tx_->rollback();
+      throw;
+    }
+    set_unavailable({});
+  } catch (const sqlite::Error& e) {
+    if (const std::string fault = sqlite::storage_fault(e.code); !fault.empty()) set_unavailable(fault + ": " + e.what());
+  }
 }
 
 void SqliteCatalog::mark_alerted(const std::vector<uint64_t>& ids) {

@@ -133,6 +133,11 @@ class SqliteCatalog final : public Catalog {
   std::vector<nlohmann::json> rows(const std::vector<uint64_t>& ids) override;
   std::optional<nlohmann::json> get(uint64_t cluster_id) override;
   void checkpoint() override;
+  // While a write fails below the database (disk full, read-only, I/O error,
+  // damaged file): one small write about once a second, so readiness comes
+  // back by itself once writes succeed again.
+  void flush() override;
+  std::string unavailable() const override;
   const std::string& path() const { return path_; }
 
  private:
@@ -154,6 +159,11 @@ class SqliteCatalog final : public Catalog {
   bool stopping_ = false;
   std::atomic<bool> restart_wal_{false};  // set by the WAL hook, done by the writer after its commit
   std::atomic<int64_t> clusters_{0};
+  // Why writes fail (empty: they work); set and cleared by the writer,
+  // read by /readyz.
+  void set_unavailable(std::string why);
+  mutable std::mutex unavailable_mu_;
+  std::string unavailable_;
 };
 
 }  // namespace logsift

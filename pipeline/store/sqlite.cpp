@@ -22,15 +22,28 @@ Db::~Db() { sqlite3_close_v2(db_); }
 
 void Db::exec(const char* sql) {
   char* err = nullptr;
-  if (sqlite3_exec(db_, sql, nullptr, nullptr, &err) != SQLITE_OK) {
+  if (const int rc = sqlite3_exec(db_, sql, nullptr, nullptr, &err); rc != SQLITE_OK) {
     std::string msg = err ? err : "unknown error";
     sqlite3_free(err);
-    throw std::runtime_error(owner_ + ": " + msg + " in: " + sql);
+    throw Error(owner_ + ": " + msg + " in: " + sql, sqlite3_extended_errcode(db_));
   }
 }
 
 void Db::fail(const std::string& context) const {
-  throw std::runtime_error(owner_ + ": " + context + ": " + (db_ ? sqlite3_errmsg(db_) : "out of memory"));
+  throw Error(owner_ + ": " + context + ": " + (db_ ? sqlite3_errmsg(db_) : "out of memory"),
+              db_ ? sqlite3_extended_errcode(db_) : SQLITE_NOMEM);
+}
+
+std::string storage_fault(int code) {
+  switch (code & 0xff) {
+    case SQLITE_FULL: return "disk full";
+    case SQLITE_READONLY: return "read-only";
+    case SQLITE_IOERR: return "I/O error";
+    case SQLITE_CORRUPT:
+    case SQLITE_NOTADB: return "file damaged";
+    case SQLITE_CANTOPEN: return "cannot open";
+    default: return {};
+  }
 }
 
 int64_t Db::changes() const { return sqlite3_changes(db_); }

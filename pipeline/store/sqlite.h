@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 
@@ -17,6 +18,18 @@ namespace logsift::sqlite {
 
 // Bytes SQLite's allocator holds now, over every connection of the process.
 int64_t heap_bytes();
+
+// A failed SQLite call, with its extended result code.
+struct Error : std::runtime_error {
+  Error(const std::string& what, int code) : std::runtime_error(what), code(code) {}
+  int code;
+};
+
+// For an error below the database (the disk is full or read-only, the file
+// went away or is damaged, I/O failed): a short reason for /readyz and the
+// replies ("disk full", "read-only", "I/O error", "file damaged",
+// "cannot open"); empty for any other error (a bug, a constraint).
+std::string storage_fault(int code);
 
 class Db {
  public:

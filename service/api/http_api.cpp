@@ -9,6 +9,7 @@
 #include "pipeline/memory_usage.h"
 #include "pipeline/store/catalog.h"
 #include "pipeline/store/redis.h"
+#include "pipeline/store/sqlite.h"
 #include "service/alerts/alert_store.h"
 #include "service/api/auth.h"
 #include "service/api/bulk.h"
@@ -27,6 +28,17 @@ HttpResponse exception_response(unsigned version, bool keep_alive, std::string_v
                               "store unavailable: redis unreachable");
     res.set(http::field::retry_after, "1");
     return res;
+  } catch (const sqlite::Error& x) {
+    // A write below the database failed (disk full, read-only, ...): refused
+    // and retryable, not an internal error.
+    if (const std::string fault = sqlite::storage_fault(x.code); !fault.empty()) {
+      spdlog::error("http {}: {}", where, x.what());
+      auto res = error_response(version, keep_alive, http::status::service_unavailable, Reject::kStoreUnavailable,
+                                "store unavailable: " + fault);
+      res.set(http::field::retry_after, "1");
+      return res;
+    }
+    spdlog::error("http {}: {}", where, x.what());
   } catch (const std::exception& x) {
     spdlog::error("http {}: {}", where, x.what());
   }

@@ -106,7 +106,15 @@ class SyslogSession : public StreamSession<SyslogSession> {
   void submit(std::unique_ptr<Batch> batch) {
     ++inflight_;
     auto self = shared_from_this();
-    batch->on_done = [self](std::unique_ptr<Batch>) {
+    batch->on_done = [self](std::unique_ptr<Batch> done) {
+      // Refused by the store: syslog has no reply, so each message is counted
+      // and logged (rate-limited) as rejected.
+      if (const size_t n = done->refused()) {
+        std::string why = done->unavailable;
+        net::post(self->stream_.get_executor(), [self, n, why = std::move(why)] {
+          for (size_t i = 0; i < n; ++i) self->rejected(Reject::kStoreUnavailable, why);
+        });
+      }
       net::post(self->stream_.get_executor(), [self] {
         --self->inflight_;
         self->do_read();  // may resume a paused connection

@@ -120,6 +120,9 @@ class TcpSession : public StreamSession<TcpSession> {
     while (!pending_.empty() && pending_.front().done) {
       auto b = std::move(pending_.front().done);
       pending_.pop_front();
+      // Refused by the store (nothing of it stored): each line gets its
+      // error line and counts as a rejection.
+      for (size_t i = 0, n = b->refused(); i < n; ++i) metrics().reject(Reject::kStoreUnavailable);
       if (ctx_.config.tcp_replies || b->aborted) {
         std::string out;
         out.reserve(b->records.size() * 160);

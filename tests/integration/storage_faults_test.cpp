@@ -1,0 +1,137 @@
+// Faults below the service, made for real by the test as root: a data dir on
+// a small tmpfs that fills up and is then enlarged (mount -o remount,size=).
+// What is acknowledged must be stored: lines answered 200 are counted in the
+// catalog after recovery and a restart; while writes fail, lines are refused
+// (503 with Retry-After and a JSON reason; an error line on TCP) and
+// /readyz says why; readiness comes back by itself when space does.
+#include <sys/mount.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "harness.h"
+
+namespace logsift_it {
+namespace {
+
+// A tmpfs of `size` mounted on a fresh directory, unmounted at the end.
+class SmallTmpfs {
+ public:
+  explicit SmallTmpfs(const std::string& size) {
+    if (::geteuid() != 0) {
+      why_not_ = "needs root to mount a tmpfs";
+      return;
+    }
+    const std::string opts = "size=" + size + ",mode=0700";
+    if (::mount("tmpfs", dir_.path().c_str(), "tmpfs", 0, opts.c_str()) != 0)
+      why_not_ = std::string("mount tmpfs: ") + std::strerror(errno);
+    else
+      mounted_ = true;
+  }
+  ~SmallTmpfs() {
+    if (mounted_) ::umount2(dir_.path().c_str(), MNT_DETACH);
+  }
+  bool resize(const std::string& size) {
+    const std::string opts = "size=" + size + ",mode=0700";
+    return ::mount("tmpfs", dir_.path().c_str(), "tmpfs", MS_REMOUNT, opts.c_str()) == 0;
+  }
+  const std::string& why_not() const { return why_not_; }
+  std::string path() const { return dir_.path(); }
+
+ private:
+  TempDir dir_{"logsift-tmpfs-"};
+  bool mounted_ = false;
+  std::string why_not_;
+};
+
+// Posts batches of distinct lines until the server refuses one (bounded).
+// Returns the lines acknowledged with a result; *refusal gets the refusal.
+long long post_until_refused(int port, HttpResponse* refusal, int max_batches = 400) {
+  long long acknowledged = 0;
+  for (int b = 0; b < max_batches; ++b) {
+    json texts = json::array();
+    for (int i = 0; i < 100; ++i) texts.push_back(distinct_line(42, static_cast<uint64_t>(b) * 100 + i));
+    HttpResponse r = post_json(port, json{{"texts", texts}});
+    if (r.status != 200) {
+      *refusal = r;
+      return acknowledged;
+    }
+    const json j = r.json_body();
+    for (const auto& item : j["results"]) {
+      EXPECT_TRUE(item.contains("cluster_id")) << "a 200 reply carried a failed line: " << item.dump();
+      acknowledged += item.contains("cluster_id");
+    }
+  }
+  return acknowledged;
+}
+
+TEST(StorageFaults, DiskFullRefusesLinesReportsNotReadyAndRecoversWithoutLosingAnAcknowledgedLine) {
+  SmallTmpfs fs("4m");
+  if (!fs.why_not().empty()) GTEST_SKIP() << fs.why_not();
+  ServerOptions o;
+  o.data_dir = fs.path();
+  long long acknowledged = 0;
+  {
+    ServerProcess server(o);
+    ASSERT_TRUE(server.start_ready());
+    HttpResponse refusal;
+    acknowledged = post_until_refused(server.http_port(), &refusal);
+    ASSERT_EQ(refusal.status, 503) << "the disk never filled: " << acknowledged << " lines acknowledged";
+    EXPECT_EQ(refusal.headers["retry-after"], "1") << refusal.describe();
+    EXPECT_NE(refusal.json_body().value("error", "").find("disk full"), std::string::npos) << refusal.describe();
+    EXPECT_GT(acknowledged, 0);
+
+    // Readiness tells the truth; health is about the process and stays up.
+    HttpResponse ready = http_get(server.http_port(), "/readyz");
+    EXPECT_EQ(ready.status, 503) << ready.describe();
+    EXPECT_EQ(ready.json_body().value("status", ""), "degraded") << ready.describe();
+    EXPECT_NE(ready.json_body().value("store", "").find("disk full"), std::string::npos) << ready.describe();
+    EXPECT_EQ(http_get(server.http_port(), "/healthz").status, 200);
+    // On TCP, a line the store cannot take gets an error line naming why,
+    // never a result (lines that still fit are stored and counted).
+    TcpLineClient tcp;
+    ASSERT_TRUE(tcp.connect(server.tcp_port()));
+    long long tcp_errors = 0;
+    for (int round = 0; round < 40 && tcp_errors == 0; ++round) {
+      std::string chunk;
+      for (int i = 0; i < 100; ++i) chunk += distinct_line(43, static_cast<uint64_t>(round) * 100 + i) + "\n";
+      ASSERT_TRUE(tcp.send_all(chunk));
+      for (const std::string& line : tcp.read_lines(100)) {
+        const json j = json::parse(line, nullptr, false);
+        if (j.contains("cluster_id")) {
+          ++acknowledged;
+        } else {
+          ++tcp_errors;
+          EXPECT_NE(j.value("error", "").find("disk full"), std::string::npos) << line;
+        }
+      }
+    }
+    EXPECT_GT(tcp_errors, 0) << "no TCP line was refused";
+    tcp.close();
+    bool found = false;
+    const double refused = metric_sum(http_get(server.http_port(), "/metrics").body,
+                                      "logsift_rejected_total{reason=\"store_unavailable\"}", &found);
+    EXPECT_GE(refused, 1 + tcp_errors) << "the refusals are not counted";
+
+    // Space comes back: readiness recovers by itself, with no traffic.
+    ASSERT_TRUE(fs.resize("64m"));
+    EXPECT_TRUE(wait_until([&] { return http_get(server.http_port(), "/readyz").status == 200; }, Millis(10000)));
+    HttpResponse after;
+    const long long more = post_until_refused(server.http_port(), &after, 3);
+    EXPECT_EQ(more, 300);
+    acknowledged += more;
+    EXPECT_TRUE(server.stop().clean());
+  }
+  // After a restart the catalog counts exactly what was acknowledged.
+  ServerProcess again(o);
+  ASSERT_TRUE(again.start_ready());
+  auto counts = cluster_counts(again.http_port());
+  ASSERT_TRUE(counts);
+  EXPECT_EQ(total_count(*counts), acknowledged);
+}
+
+}  // namespace
+}  // namespace logsift_it
