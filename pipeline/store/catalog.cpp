@@ -1,5 +1,7 @@
 #include "pipeline/store/catalog.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <stdexcept>
@@ -39,16 +41,31 @@ json cluster_row(Stmt& q) {
 
 }  // namespace
 
-SqliteCatalog::SqliteCatalog(const std::string& data_dir, int max_examples) : max_examples_(max_examples) {
+namespace {
+
+// (device, inode) of a path; (0, 0) if it does not exist.
+std::pair<uint64_t, uint64_t> file_id(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return {0, 0};
+  return {static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino)};
+}
+
+}  // namespace
+
+SqliteCatalog::SqliteCatalog(const std::string& data_dir, int max_examples)
+    : max_examples_(max_examples), data_dir_(data_dir) {
   std::error_code ec;
   std::filesystem::create_directories(data_dir, ec);
   if (ec) throw std::runtime_error("catalog: cannot create data_dir " + data_dir + ": " + ec.message());
   path_ = (std::filesystem::path(data_dir) / "catalog.sqlite").string();
-  writer_ = std::make_unique<sqlite::Db>(path_, "catalog");
-  // WAL: readers never block the writer; synchronous=NORMAL: a committed batch
-  // survives a process crash (a power loss may lose the last few commits).
-  writer_->exec("PRAGMA journal_mode=WAL");
-  writer_->exec("PRAGMA synchronous=NORMAL");
+  // Checked at open: a damaged catalog stops startup with the way out, instead
+  // of failing every write (or answering known clusters as new) later.
+  writer_ = sqlite::open_checked(path_, "catalog", kIntegrityBudgetMs, [](sqlite::Db& db) {
+    // WAL: readers never block the writer; synchronous=NORMAL: a committed
+    // batch survives a process crash (a power loss may lose the last few commits).
+    db.exec("PRAGMA journal_mode=WAL");
+    db.exec("PRAGMA synchronous=NORMAL");
+  });
   writer_->exec(
       "CREATE TABLE IF NOT EXISTS clusters("
       " cluster_id INTEGER PRIMARY KEY, template_id INTEGER NOT NULL, template TEXT NOT NULL,"
@@ -111,6 +128,8 @@ SqliteCatalog::SqliteCatalog(const std::string& data_dir, int max_examples) : ma
   // nothing (log and checkpointed frames -1), and the WAL grew without bound
   // (71 GB in a one-hour soak). Reading the journal mode opens the file.
   checkpointer_db_->exec("PRAGMA journal_mode=WAL");
+  dir_id_ = file_id(data_dir_);
+  file_id_ = file_id(path_);
   checkpointer_ = std::thread([this] {
     set_thread_name("ls-checkpoint");
     checkpoint_loop();
@@ -150,9 +169,20 @@ void SqliteCatalog::checkpoint_loop() {
   }
 }
 
+std::string SqliteCatalog::files_gone() const {
+  const auto dir = file_id(data_dir_);
+  if (dir.second == 0) return "data dir " + data_dir_ + " removed";
+  if (dir != dir_id_) return "data dir " + data_dir_ + " replaced";
+  const auto file = file_id(path_);
+  if (file.second == 0) return "catalog " + path_ + " removed";
+  if (file != file_id_) return "catalog " + path_ + " replaced";
+  return {};
+}
+
 std::vector<bool> SqliteCatalog::apply(const std::vector<ClusterUpdate>& updates) {
   std::vector<bool> is_new(updates.size(), false);
   if (updates.empty()) return is_new;
+  if (gone_) throw StoreUnavailable("store unavailable: " + unavailable());
   Stmt& upsert = *upsert_;
   Stmt& example = *example_;
   tx_->begin();
@@ -221,6 +251,14 @@ std::string SqliteCatalog::unavailable() const {
 }
 
 void SqliteCatalog::flush() {
+  if (gone_) return;
+  if (std::string gone = files_gone(); !gone.empty()) {
+    // What is written now would vanish with the unlinked files: refused
+    // until a restart opens a catalog where the data dir is.
+    gone_ = true;
+    set_unavailable(gone + " while running: restart to open a new catalog, or restore the data dir");
+    return;
+  }
   if (unavailable().empty()) return;
   try {
     tx_->begin();

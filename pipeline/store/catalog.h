@@ -117,6 +117,9 @@ class Catalog {
 
 class SqliteCatalog final : public Catalog {
  public:
+  // How long the integrity check at open may take (PRAGMA quick_check reads
+  // every page: about 1 s per GB here); past it the file opens unchecked.
+  static constexpr int64_t kIntegrityBudgetMs = 20000;
   SqliteCatalog(const std::string& data_dir, int max_examples);
   ~SqliteCatalog() override;
   SqliteCatalog(const SqliteCatalog&) = delete;
@@ -159,6 +162,13 @@ class SqliteCatalog final : public Catalog {
   bool stopping_ = false;
   std::atomic<bool> restart_wal_{false};  // set by the WAL hook, done by the writer after its commit
   std::atomic<int64_t> clusters_{0};
+  // The data dir and the catalog file as opened (device, inode): a data dir
+  // removed or replaced under the running server is found by flush() and
+  // refuses writes from then on (they would land in unlinked files).
+  std::string data_dir_;
+  std::pair<uint64_t, uint64_t> dir_id_{0, 0}, file_id_{0, 0};
+  std::string files_gone() const;
+  bool gone_ = false;  // writer thread
   // Why writes fail (empty: they work); set and cleared by the writer,
   // read by /readyz.
   void set_unavailable(std::string why);

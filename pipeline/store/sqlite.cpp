@@ -1,6 +1,9 @@
 #include "pipeline/store/sqlite.h"
 
+#include <chrono>
 #include <stdexcept>
+
+#include <spdlog/spdlog.h>
 
 #include <sqlite3.h>
 
@@ -32,6 +35,58 @@ void Db::exec(const char* sql) {
 void Db::fail(const std::string& context) const {
   throw Error(owner_ + ": " + context + ": " + (db_ ? sqlite3_errmsg(db_) : "out of memory"),
               db_ ? sqlite3_extended_errcode(db_) : SQLITE_NOMEM);
+}
+
+namespace {
+
+[[noreturn]] void damaged(const std::string& owner, const std::string& path, const std::string& what) {
+  throw std::runtime_error(owner + ": " + path + " is damaged (" + what + "); restore it from a backup, or move it " +
+                           "aside to start with an empty one: mv " + path + " " + path + ".damaged (and its -wal " +
+                           "and -shm files)");
+}
+
+bool is_damage(int code) { return (code & 0xff) == SQLITE_CORRUPT || (code & 0xff) == SQLITE_NOTADB; }
+
+}  // namespace
+
+std::unique_ptr<Db> open_checked(const std::string& path, const std::string& owner, int64_t budget_ms,
+                                 const std::function<void(Db&)>& setup) {
+  std::unique_ptr<Db> db;
+  try {
+    db = std::make_unique<Db>(path, owner);
+    setup(*db);
+    // Bounded: a progress callback interrupts the check past the budget.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(budget_ms);
+    sqlite3_progress_handler(
+        db->get(), 10000,
+        [](void* d) { return std::chrono::steady_clock::now() > *static_cast<decltype(deadline)*>(d) ? 1 : 0; },
+        const_cast<void*>(static_cast<const void*>(&deadline)));
+    sqlite3_stmt* q = nullptr;
+    std::string verdict;
+    int rc = sqlite3_prepare_v2(db->get(), "PRAGMA quick_check(5)", -1, &q, nullptr);
+    if (rc == SQLITE_OK) {
+      while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+        const auto* t = sqlite3_column_text(q, 0);
+        if (!verdict.empty()) verdict += "; ";
+        verdict += t ? reinterpret_cast<const char*>(t) : "";
+      }
+    }
+    const int code = sqlite3_extended_errcode(db->get());
+    sqlite3_finalize(q);
+    sqlite3_progress_handler(db->get(), 0, nullptr, nullptr);
+    if (rc == SQLITE_INTERRUPT) {
+      spdlog::warn("{}: {}: integrity check not finished within {} ms; opened unchecked", owner, path, budget_ms);
+    } else if (rc != SQLITE_DONE) {
+      if (is_damage(code)) damaged(owner, path, sqlite3_errstr(code));
+      db->fail("PRAGMA quick_check");
+    } else if (verdict != "ok") {
+      damaged(owner, path, "quick_check: " + verdict);
+    }
+  } catch (const Error& e) {
+    if (is_damage(e.code)) damaged(owner, path, e.what());
+    throw;
+  }
+  return db;
 }
 
 std::string storage_fault(int code) {

@@ -7,6 +7,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -51,6 +53,15 @@ class Db {
   sqlite3* db_ = nullptr;
   std::string owner_;
 };
+
+// Opens `path` as the owner's database and checks it (PRAGMA quick_check,
+// given at most `budget_ms`; a larger file is then opened unchecked, with a
+// warning). A damaged file (or one that is not a database) throws, naming the
+// file and the ways out: restore it from a backup, or move it aside to start
+// empty. `setup` runs the owner's pragmas and schema on the open connection;
+// damage found there throws the same way.
+std::unique_ptr<Db> open_checked(const std::string& path, const std::string& owner, int64_t budget_ms,
+                                 const std::function<void(Db&)>& setup);
 
 class Stmt {
  public:

@@ -68,10 +68,11 @@ SqliteAlertStore::SqliteAlertStore(const std::string& data_dir) {
   std::error_code ec;
   std::filesystem::create_directories(data_dir, ec);
   std::string path = (std::filesystem::path(data_dir) / "alerts.sqlite").string();
-  db_ = std::make_unique<sqlite::Db>(path, "alert store");
-  db_->exec("PRAGMA journal_mode=WAL");
-  // FULL: an alert acknowledged as queued survives power loss, not just a crash.
-  db_->exec("PRAGMA synchronous=FULL");
+  db_ = sqlite::open_checked(path, "alert store", 20000, [](sqlite::Db& db) {
+    db.exec("PRAGMA journal_mode=WAL");
+    // FULL: an alert acknowledged as queued survives power loss, not just a crash.
+    db.exec("PRAGMA synchronous=FULL");
+  });
   db_->exec(
        "CREATE TABLE IF NOT EXISTS subscriptions(id TEXT PRIMARY KEY, url TEXT NOT NULL, secret TEXT NOT NULL,"
        " format TEXT NOT NULL, rules TEXT NOT NULL, created_ms INTEGER NOT NULL);"

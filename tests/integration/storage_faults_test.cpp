@@ -9,6 +9,8 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -131,6 +133,82 @@ TEST(StorageFaults, DiskFullRefusesLinesReportsNotReadyAndRecoversWithoutLosingA
   auto counts = cluster_counts(again.http_port());
   ASSERT_TRUE(counts);
   EXPECT_EQ(total_count(*counts), acknowledged);
+}
+
+// Posts `n` distinct lines in batches of 100; all must be acknowledged.
+void post_lines(int port, uint64_t seed, int n) {
+  for (int b = 0; b < n / 100; ++b) {
+    json texts = json::array();
+    for (int i = 0; i < 100; ++i) texts.push_back(distinct_line(seed, static_cast<uint64_t>(b) * 100 + i));
+    ASSERT_EQ(post_json(port, json{{"texts", texts}}).status, 200);
+  }
+}
+
+// Overwrites `len` bytes at `offset` of `path` with a pattern.
+void scribble(const std::string& path, std::streamoff offset, size_t len) {
+  std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+  ASSERT_TRUE(f.good()) << path;
+  f.seekp(offset);
+  std::string junk(len, '\0');
+  for (size_t i = 0; i < len; ++i) junk[i] = static_cast<char>(0xA5 ^ (i * 31));
+  f.write(junk.data(), static_cast<std::streamsize>(len));
+}
+
+// Garbage written into a stopped catalog's pages (and, second, into its
+// header): the server refuses to start, naming the file and the way out,
+// instead of failing every write or answering known clusters as new.
+TEST(StorageFaults, DamagedCatalogStopsStartupNamingTheFileAndTheWayOut) {
+  TempDir dir;
+  ServerOptions o;
+  o.data_dir = dir.path();
+  {
+    ServerProcess server(o);
+    ASSERT_TRUE(server.start_ready());
+    post_lines(server.http_port(), 7, 2000);
+    ASSERT_TRUE(server.stop().clean());
+  }
+  const std::string catalog = dir.path() + "/catalog.sqlite";
+  ASSERT_GT(std::filesystem::file_size(catalog), 8u * 4096) << "too small to damage a page in the middle";
+  for (const auto& [offset, what] : std::vector<std::pair<std::streamoff, std::string>>{{3 * 4096 + 200, "a page"},
+                                                                                     {0, "the header"}}) {
+    SCOPED_TRACE(what);
+    scribble(catalog, offset, 1500);
+    ServerProcess damaged(o);
+    EXPECT_FALSE(damaged.start()) << "started on a damaged catalog";
+    const ProcessExit exit = damaged.stop();
+    EXPECT_TRUE(exit.exited && exit.code != 0) << exit.describe();
+    const std::string log = damaged.log_text();
+    EXPECT_NE(log.find(catalog + " is damaged"), std::string::npos) << log;
+    EXPECT_NE(log.find("mv " + catalog + " " + catalog + ".damaged"), std::string::npos) << log;
+  }
+  // The way out works: moved aside, the server starts with an empty catalog.
+  std::filesystem::rename(catalog, catalog + ".damaged");
+  std::filesystem::remove(catalog + "-wal");
+  std::filesystem::remove(catalog + "-shm");
+  ServerProcess fresh(o);
+  ASSERT_TRUE(fresh.start_ready());
+  auto counts = cluster_counts(fresh.http_port());
+  ASSERT_TRUE(counts);
+  EXPECT_EQ(total_count(*counts), 0);
+}
+
+// The data dir removed under a running server: it notices within seconds,
+// reports not ready, and refuses lines instead of writing them into unlinked
+// files that vanish at the next start.
+TEST(StorageFaults, DataDirRemovedWhileRunningIsReportedAndLinesAreRefused) {
+  TempDir parent;
+  ServerOptions o;
+  o.data_dir = parent.path() + "/data";
+  ServerProcess server(o);
+  ASSERT_TRUE(server.start_ready());
+  post_lines(server.http_port(), 9, 200);
+  std::filesystem::remove_all(o.data_dir);
+  EXPECT_TRUE(wait_until([&] { return http_get(server.http_port(), "/readyz").status == 503; }, Millis(10000)));
+  HttpResponse ready = http_get(server.http_port(), "/readyz");
+  EXPECT_NE(ready.json_body().value("store", "").find("removed"), std::string::npos) << ready.describe();
+  HttpResponse r = post_infer(server.http_port(), "user 42 logged in");
+  EXPECT_EQ(r.status, 503) << r.describe();
+  EXPECT_EQ(http_get(server.http_port(), "/healthz").status, 200);
 }
 
 }  // namespace
