@@ -1,9 +1,12 @@
 // Helpers shared by the unit tests.
 #pragma once
 
+#include <algorithm>
+#include <chrono>
 #include <functional>
 #include <stdexcept>
 #include <string>
+#include <thread>
 
 namespace logsift::test {
 
@@ -16,5 +19,26 @@ inline std::string error_of(const std::function<void()>& f) {
   }
   return "<no error>";
 }
+
+// Polls `pred` every `step` until it holds or `timeout` has passed; false on
+// timeout. What a test waits for, it waits for with this (never a bare sleep).
+inline bool wait_until(const std::function<bool()>& pred,
+                       std::chrono::milliseconds timeout = std::chrono::milliseconds(10000),
+                       std::chrono::milliseconds step = std::chrono::milliseconds(10)) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  for (;;) {
+    if (pred()) return true;
+    const auto now = std::chrono::steady_clock::now();
+    if (now >= deadline) return false;
+    std::this_thread::sleep_for(
+        std::min<std::chrono::steady_clock::duration>(step, deadline - now));
+  }
+}
+
+// Lets `span` of wall-clock time pass. Only where time itself is the evidence
+// or the input (a rate measured over a span, lines spread over clock-driven
+// windows, a time-based expiry): each caller says why no condition exists
+// that it could wait on instead.
+inline void let_time_pass(std::chrono::milliseconds span) { std::this_thread::sleep_for(span); }
 
 }  // namespace logsift::test

@@ -10,6 +10,7 @@
 
 #include "lsh/lsh.h"
 #include "pipeline/store/catalog.h"
+#include "tests/test_util.h"
 
 namespace logsift {
 namespace {
@@ -104,12 +105,16 @@ TEST_F(CatalogTest, WalIsCheckpointedWhileOpenAndStaysBounded) {
     }
   };
   write_round();
-  std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // the checkpointer runs every 500 ms
+  // The checkpointer runs every 500 ms: wait for it to copy the WAL in.
+  logsift::test::wait_until([&] { return std::filesystem::file_size(db) > (256u << 10); },
+                            std::chrono::milliseconds(5000));
   EXPECT_GT(std::filesystem::file_size(db), 256u << 10) << "nothing was checkpointed into the database";
   const auto wal_after_one = std::filesystem::file_size(wal);
   for (int round = 0; round < 4; ++round) {
     write_round();
-    std::this_thread::sleep_for(std::chrono::milliseconds(700));
+    // The checkpointer runs on its own 500 ms clock and shows no count of its
+    // passes: a window longer than its period is the only way to let one run.
+    logsift::test::let_time_pass(std::chrono::milliseconds(700));
   }
   // Each round writes about as much as the first; with checkpoints the WAL is
   // reused from its start instead of growing by every round.

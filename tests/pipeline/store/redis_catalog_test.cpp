@@ -11,6 +11,7 @@
 
 #include "lsh/lsh.h"
 #include "tests/pipeline/store/redis_server.h"
+#include "tests/test_util.h"
 
 namespace logsift {
 namespace {
@@ -197,8 +198,11 @@ TEST(RedisCatalogBuffer, BuffersWhileRedisIsAwayThenWritesEachLineOnce) {
   for (int i = 0; i < 20; ++i) big.push_back(update(100 + static_cast<uint64_t>(i), 1, std::string(100, 'x')));
   EXPECT_THROW(c.apply(big), StoreUnavailable);
   server.start();
-  std::this_thread::sleep_for(std::chrono::milliseconds(250));  // past the 200 ms between tries
-  c.flush();
+  // flush() tries Redis again at most every 200 ms: flush until one got through.
+  logsift::test::wait_until([&] {
+    c.flush();
+    return c.unavailable().empty();
+  });
   EXPECT_EQ(c.unavailable(), "");
   auto created = c.take_created();
   ASSERT_EQ(created.size(), 1u);  // cluster 2: born while Redis was away

@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <spawn.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -16,6 +17,7 @@
 #include <string>
 #include <thread>
 #include <vector>
+#include "tests/test_util.h"
 
 extern char** environ;
 
@@ -38,6 +40,19 @@ inline int free_port() {
     port = ntohs(a.sin_port);
   ::close(fd);
   return port;
+}
+
+// True once something listens on the unix socket at `path`.
+inline bool unix_socket_accepts(const std::string& path) {
+  sockaddr_un a{};
+  a.sun_family = AF_UNIX;
+  if (path.size() >= sizeof a.sun_path) return false;
+  path.copy(a.sun_path, path.size());
+  int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+  if (fd < 0) return false;
+  const bool ok = connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
+  ::close(fd);
+  return ok;
 }
 
 inline pid_t spawn(const std::vector<std::string>& args) {
@@ -71,9 +86,9 @@ class RedisServer {
   }
   void start() {
     pid_ = spawn({"/usr/bin/redis-server", (dir_ / "redis.conf").string()});
-    // Ready once the socket answers.
-    for (int i = 0; i < 200 && !fs::exists(socket_); ++i) std::this_thread::sleep_for(25ms);
-    std::this_thread::sleep_for(50ms);
+    // Ready once the socket accepts a connection.
+    logsift::test::wait_until([&] { return unix_socket_accepts(socket_); },
+                              std::chrono::milliseconds(5000));
   }
   void stop() {
     if (pid_ <= 0) return;

@@ -4,9 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <mutex>
+#include <vector>
 
 #include "tests/pipeline/store/redis_server.h"
+#include "tests/test_util.h"
 
 namespace logsift {
 namespace {
@@ -65,9 +68,22 @@ TEST(RedisWindowsTest, EachReplicaGetsTheOthersCountsNotItsOwn) {
     std::lock_guard lock(mu);
     return got_a.size() == 1 && got_b.size() == 2;
   };
-  for (int i = 0; i < 100 && !done(); ++i) std::this_thread::sleep_for(20ms);
-  std::this_thread::sleep_for(200ms);  // nothing more may come
+  logsift::test::wait_until(done, 2000ms);
+  // Nothing more may come: each replica publishes a marker of its own; once
+  // each has the other's, whatever was published before it has arrived.
+  constexpr uint64_t kMarkerA = 98, kMarkerB = 99;
+  a.publish({delta(kMarkerA, 1)});
+  b.publish({delta(kMarkerB, 1)});
+  auto has = [](const std::vector<CountDelta>& v, uint64_t id) {
+    return std::any_of(v.begin(), v.end(), [&](const CountDelta& d) { return d.cluster_id == id; });
+  };
+  EXPECT_TRUE(logsift::test::wait_until([&] {
+    std::lock_guard lock(mu);
+    return has(got_a, kMarkerB) && has(got_b, kMarkerA);
+  }, 5000ms)) << "the markers did not arrive";
   std::lock_guard lock(mu);
+  std::erase_if(got_a, [&](const CountDelta& d) { return d.cluster_id == kMarkerB; });
+  std::erase_if(got_b, [&](const CountDelta& d) { return d.cluster_id == kMarkerA; });
   ASSERT_EQ(got_a.size(), 1u);
   EXPECT_EQ(got_a[0].count, 6u);
   ASSERT_EQ(got_b.size(), 2u);
@@ -95,16 +111,15 @@ TEST(RedisWindowsTest, WhileRedisIsAwayTheQueueIsBounded) {
   a.start();
   b.start();
   for (int i = 0; i < 25; ++i) a.publish({delta(static_cast<uint64_t>(i), 1)});
-  std::this_thread::sleep_for(300ms);
+  // A send that failed puts its batch back (and the queue is trimmed again):
+  // wait for the count to reach what the bound leaves.
+  logsift::test::wait_until([&] { return a.dropped() >= 15u; }, 2000ms);
   EXPECT_EQ(a.dropped(), 15u);
   server.start();
-  for (int i = 0; i < 150; ++i) {
-    {
-      std::lock_guard lock(mu);
-      if (seen == 10) break;
-    }
-    std::this_thread::sleep_for(20ms);
-  }
+  logsift::test::wait_until([&] {
+    std::lock_guard lock(mu);
+    return seen == 10;
+  }, 3000ms);
   std::lock_guard lock(mu);
   EXPECT_EQ(seen, 10u);
 }

@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <string>
 #include <thread>
@@ -21,6 +22,7 @@
 #include "pipeline/core/metrics.h"
 #include "service/alerts/alert_store.h"
 #include "tests/service/alerts/loopback_server.h"
+#include "tests/test_util.h"
 
 namespace logsift {
 namespace {
@@ -47,12 +49,14 @@ class DeliveryTest : public ::testing::Test {
   void TearDown() override { std::filesystem::remove_all(dir_); }
 
   // Runs `body` with a started worker whose io_context has `io_threads`
-  // threads; stops and joins everything afterwards.
+  // threads; stops and joins everything afterwards. `on_pump` (if set) runs
+  // at every pump of the worker.
   template <typename Body>
-  void with_worker(AlertStore& store, int io_threads, Body body) {
+  void with_worker(AlertStore& store, int io_threads, Body body, std::function<void()> on_pump = {}) {
     boost::asio::io_context ioc;
     auto guard = boost::asio::make_work_guard(ioc);
     auto worker = std::make_shared<DeliveryWorker>(ioc, store, config_);
+    if (on_pump) worker->set_on_pump(std::move(on_pump));
     std::vector<std::thread> threads;
     for (int i = 0; i < io_threads; ++i) threads.emplace_back([&ioc] { ioc.run(); });
     worker->start();
@@ -82,12 +86,7 @@ class DeliveryTest : public ::testing::Test {
   }
 
   static bool wait_for(const std::function<bool()>& done, std::chrono::milliseconds limit) {
-    const auto deadline = std::chrono::steady_clock::now() + limit;
-    while (std::chrono::steady_clock::now() < deadline) {
-      if (done()) return true;
-      std::this_thread::sleep_for(10ms);
-    }
-    return done();
+    return logsift::test::wait_until(done, limit);
   }
 
   std::filesystem::path dir_;
@@ -155,7 +154,7 @@ TEST_F(DeliveryTest, RejectingReceiverIsDeadLetteredWhileTheOtherDelivers) {
       while (!done) {
         (void)store.list("", 20, 0);
         (void)store.subscriptions();
-        std::this_thread::sleep_for(1ms);
+        logsift::test::let_time_pass(1ms);  // pacing: reads all through the deliveries
       }
     });
     std::thread producer([&] {
@@ -261,19 +260,22 @@ TEST_F(DeliveryTest, AnOutcomeTheStoreCouldNotTakeIsRecordedLaterNotResent) {
   RecordingDownStore store(dir_.string());
   store.add_subscription(subscription("sub_a", receiver.base_url() + "/hook"));
   store.down = true;
+  std::atomic<int> pumps{0};
   with_worker(store, 1, [&](DeliveryWorker& worker) {
     std::vector<OutboxRow> rows;
     for (int i = 0; i < 5; ++i) rows.push_back(row("rec_" + std::to_string(i), "sub_a"));
     store.enqueue(rows);
     worker.wake();
     EXPECT_TRUE(wait_for([&] { return receiver.requests().size() >= 4; }, 10s));
-    std::this_thread::sleep_for(1500ms);  // a pump a second at least: a resend would be here
+    // A resend would go out at a pump: two more pumps, and it would be here.
+    const int seen = pumps.load();
+    EXPECT_TRUE(wait_for([&] { return pumps.load() >= seen + 2; }, 10s));
     EXPECT_EQ(receiver.requests().size(), 4u);
     EXPECT_EQ(store.count("pending"), 5);
     store.down = false;
     worker.wake();
     EXPECT_TRUE(wait_for([&] { return store.count("delivered") == 5; }, 10s));
-  });
+  }, [&] { ++pumps; });
   std::map<std::string, int> per_id;
   for (const auto& req : receiver.requests()) ++per_id[std::string(req["webhook-id"])];
   EXPECT_EQ(per_id.size(), 5u);

@@ -9,6 +9,7 @@
 
 #include "pipeline/core/time.h"
 #include "tests/pipeline/store/redis_server.h"
+#include "tests/test_util.h"
 
 namespace logsift {
 namespace {
@@ -148,13 +149,15 @@ TEST_F(RedisAlertStoreTest, RowsOfAReplicaThatStoppedAreTakenOverWithTheirAttemp
     a->schedule_retry("alrt_1", 3, 0, "connection refused", 1500, 1000);
     // While a keeps pumping, its rows stay its own, long past claim_idle_ms.
     for (int i = 0; i < 8; ++i) {
-      std::this_thread::sleep_for(200ms);
+      logsift::test::let_time_pass(200ms);  // a pumps on: the claim's idleness is measured in time
       a->due(now_ms(), 10, {"alrt_1", "alrt_2"});
       EXPECT_TRUE(b->due(now_ms(), 10, {}).empty()) << "b took rows that a still holds";
     }
   }  // a stops (as if killed: nothing acked)
   EXPECT_TRUE(b->due(now_ms(), 10, {}).empty()) << "taken over before claim_idle_ms";
-  std::this_thread::sleep_for(1300ms);
+  // Rows become b's after claim_idle_ms (1 s) without a's pumps: a time-based
+  // expiry, so a time window is the evidence.
+  logsift::test::let_time_pass(1300ms);
   auto taken = b->due(now_ms(), 10, {});
   ASSERT_EQ(ids(taken), (std::vector<std::string>{"alrt_2", "alrt_1"}));  // oldest due first
   EXPECT_EQ(taken[1].attempts, 3);  // the attempts a made count toward the limit
@@ -163,7 +166,7 @@ TEST_F(RedisAlertStoreTest, RowsOfAReplicaThatStoppedAreTakenOverWithTheirAttemp
   b->mark_delivered("alrt_1", 4, 200, now_ms());
   b->mark_delivered("alrt_2", 1, 200, now_ms());
   auto c = open("c", 1000);
-  std::this_thread::sleep_for(1300ms);
+  logsift::test::let_time_pass(1300ms);  // past claim_idle_ms: c could take them now
   EXPECT_TRUE(c->due(now_ms(), 10, {}).empty()) << "a delivered row was handed out again";
   EXPECT_EQ(c->count("delivered"), 2);
 }
@@ -176,7 +179,7 @@ TEST_F(RedisAlertStoreTest, AClaimHasOneOwnerUntilItExpires) {
   EXPECT_FALSE(b->claim("rule1:00000000000000ff:firing", 300));
   EXPECT_TRUE(a->claim("rule1:00000000000000ff:firing", 300));
   EXPECT_TRUE(b->claim("rule1:00000000000000ff:resolved", 300));  // another key
-  std::this_thread::sleep_for(400ms);
+  logsift::test::let_time_pass(400ms);  // past the 300 ms ttl: a time-based expiry
   EXPECT_TRUE(b->claim("rule1:00000000000000ff:firing", 300));  // expired: the next incident
 }
 
