@@ -190,7 +190,10 @@ TEST(HardeningTcp, ClientThatNeverReadsCannotGrowMemory) {
   // Not vacuous: the connection took lines (a failed connect would also stall).
   ASSERT_GT(sent, chunk.size()) << "nothing was sent: the connection never worked";
   EXPECT_LT(sent, want) << "the server kept reading although nobody read its replies";
-  std::this_thread::sleep_for(Millis(500));
+  // Whatever the server had read is analysed before RSS is sampled.
+  EXPECT_TRUE(wait_until(
+      [&] { return fetch_metric(server.http_port(), "logsift_inflight_lines").value_or(-1) == 0; },
+      Millis(10000), Millis(20)));
   const long after = rss_kb(server.pid());
   if (!sanitized_server())
     EXPECT_LT(after - before, 20 * 1024) << "RSS grew from " << before << " kB to " << after << " kB";
@@ -216,7 +219,9 @@ TEST(HardeningFairness, BigRequestDoesNotStallSmallOnes) {
     EXPECT_EQ(r.status, 200) << r.describe().substr(0, 300);
     heavy_done = true;
   });
-  std::this_thread::sleep_for(Millis(50));
+  // A head start for the big request; the loop below runs until it is done
+  // whatever this is, so nothing waits on it.
+  let_time_pass(Millis(50));
   // Small requests all through the big one: while it is parsed, analysed,
   // written to the catalog and while its 15 MB reply is built (that used to
   // run on the state thread and held every other batch for ~220 ms).
@@ -228,7 +233,7 @@ TEST(HardeningFairness, BigRequestDoesNotStallSmallOnes) {
     const auto waited = std::chrono::duration_cast<Millis>(std::chrono::steady_clock::now() - t0).count();
     EXPECT_EQ(small.status, 200);
     worst = std::max<int64_t>(worst, waited);
-    std::this_thread::sleep_for(Millis(20));
+    let_time_pass(Millis(20));  // pacing: a small request every ~20 ms
   } while (!heavy_done && sent < 1000);
   heavy.join();
   // Generous bound (a loaded CI machine, sanitizers): the point is "not 21 s".
@@ -277,7 +282,15 @@ TEST(HardeningAlerts, NewClusterAlertSurvivesACrashBetweenCatalogAndOutbox) {
   restarted.stop();
   ServerProcess again(o);
   ASSERT_TRUE(again.start_ready());
-  std::this_thread::sleep_for(Millis(1000));
+  // A start raises the pending new_cluster alerts into the outbox before it
+  // listens: once nothing is pending, a replayed duplicate would have been
+  // delivered to the receiver.
+  EXPECT_TRUE(wait_until(
+      [&] {
+        auto r = http_get(again.http_port(), "/alerts?status=pending&limit=1");
+        return r.status == 200 && r.json_body().value("total", -1) == 0;
+      },
+      Millis(10000), Millis(20)));
   const auto reqs = rcv.requests();
   ASSERT_EQ(reqs.size(), 1u);
   json payload = json::parse(reqs[0].body, nullptr, false);

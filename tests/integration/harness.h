@@ -28,7 +28,11 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "../test_util.h"
+
 namespace logsift_it {
+
+using logsift::test::let_time_pass;
 
 using json = nlohmann::json;
 using Millis = std::chrono::milliseconds;

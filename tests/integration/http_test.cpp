@@ -638,10 +638,12 @@ TEST_F(HttpApi, MetricsShowHeapTrimPasses) {
   // --memory-trim-interval-ms 200: the main thread hands free heap back to
   // the OS every 200 ms and /metrics counts the passes and what they freed.
   double passes = 0;
-  for (int i = 0; i < 100 && passes < 2; ++i) {
-    passes = fetch_metric(port_, "logsift_heap_trim_seconds_count").value_or(-1);
-    if (passes < 2) std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
+  wait_until(
+      [&] {
+        passes = fetch_metric(port_, "logsift_heap_trim_seconds_count").value_or(-1);
+        return passes >= 2;
+      },
+      Millis(5000), Millis(50));
   EXPECT_GE(passes, 2) << "no heap trim passes in 5 s";
   auto m = http_get(port_, "/metrics");
   ASSERT_EQ(m.status, 200);

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <csignal>
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -67,6 +68,50 @@ bool wait_rules(const std::vector<std::unique_ptr<ServerProcess>>& replicas, dou
         return true;
       },
       Millis(10000), Millis(100));
+}
+
+// The `total` of GET /alerts?status=S on `port` (the outbox is shared); -1
+// if the request fails.
+long long outbox_total(int port, const std::string& status) {
+  auto r = http_get(port, "/alerts?status=" + status + "&limit=1");
+  return r.status == 200 ? r.json_body().value("total", -1LL) : -1;
+}
+
+// Sum of a metric over the replicas.
+double metric_over(const std::vector<std::unique_ptr<ServerProcess>>& replicas, const std::string& name) {
+  double sum = 0;
+  for (const auto& r : replicas) sum += fetch_metric(r->http_port(), name).value_or(0);
+  return sum;
+}
+
+// The evidence that no late duplicate alert is on its way: each replica
+// turns one more line into a new cluster of its own (a marker); once every
+// marker's alert has arrived and nothing is pending, every line before the
+// markers went through its replica's aggregator, and all it raised was
+// delivered. Returns the markers' cluster ids (empty on failure).
+std::set<std::string> settle_with_markers(const std::vector<ServerProcess*>& replicas, WebhookReceiver& receiver,
+                                          std::uint64_t seed) {
+  std::set<std::string> markers;
+  for (size_t i = 0; i < replicas.size(); ++i) {
+    auto r = post_infer(replicas[i]->http_port(), distinct_line(seed, i));
+    if (r.status != 200 || !r.json_body().value("new", false)) {
+      ADD_FAILURE() << "a marker line must open a new cluster: " << r.describe();
+      return {};
+    }
+    markers.insert(r.json_body()["cluster_id"].get<std::string>());
+  }
+  const bool arrived = receiver.wait_for(
+      [&](const std::vector<ReceivedRequest>& reqs) {
+        std::set<std::string> got;
+        for (const auto& q : reqs) got.insert(q.json_body().value("cluster_id", ""));
+        return std::includes(got.begin(), got.end(), markers.begin(), markers.end());
+      },
+      Millis(15000));
+  EXPECT_TRUE(arrived) << "the markers' alerts did not arrive";
+  EXPECT_TRUE(wait_until([&] { return outbox_total(replicas[0]->http_port(), "pending") == 0; }, Millis(15000),
+                         Millis(50)))
+      << http_get(replicas[0]->http_port(), "/alerts?status=pending").describe();
+  return markers;
 }
 
 json metrics_of(int port, const std::vector<std::string>& names) {
@@ -163,16 +208,19 @@ TEST(RedisStore, ThreeReplicasShareOneCatalogAndAlertEachNewClusterOnce) {
       },
       Millis(30000));
   ASSERT_TRUE(all) << "not every new cluster was alerted";
-  std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // late duplicates would arrive by now
+  const auto markers =
+      settle_with_markers({replicas[0].get(), replicas[1].get(), replicas[2].get()}, receiver, 1415);
+  ASSERT_EQ(markers.size(), replicas.size());
   std::map<std::string, int> alerts_per_cluster;
   for (const auto& q : receiver.requests()) {
     const json a = q.json_body();
-    if (a.value("rule", "") == "new_cluster") ++alerts_per_cluster[a.value("cluster_id", "")];
+    if (a.value("rule", "") == "new_cluster" && !markers.count(a.value("cluster_id", "")))
+      ++alerts_per_cluster[a.value("cluster_id", "")];
   }
   EXPECT_EQ(alerts_per_cluster.size(), ids.size());
   for (const auto& [id, n] : alerts_per_cluster) EXPECT_EQ(n, 1) << "cluster " << id << " alerted " << n << " times";
   std::cout << "[ redis-store ] replicas=3 lines=" << sent << " clusters=" << ids.size()
-            << " new_cluster_alerts=" << receiver.requests().size() << std::endl;
+            << " new_cluster_alerts=" << receiver.requests().size() - markers.size() << std::endl;
 }
 
 // A threshold rule on three replicas, with the lines sprayed across them:
@@ -219,7 +267,17 @@ TEST(RedisStore, ARuleCrossingOnThreeReplicasSendsOneAlert) {
     EXPECT_TRUE(all) << "replica " << r->http_port() << ": "
                      << http_get(r->http_port(), "/clusters/" + id + "/series?window=5m").describe();
   }
-  std::this_thread::sleep_for(std::chrono::milliseconds(3000));  // a second alert would be here by now
+  // A second alert would come from a replica that did not lose the claim:
+  // once every replica has decided its crossing (raised, and lost the claim
+  // or sent) and nothing is pending, no second alert is on its way.
+  EXPECT_TRUE(wait_until(
+      [&] {
+        return metric_over(replicas, "logsift_alerts_raised_total") == 3 &&
+               metric_over(replicas, "logsift_alert_claims_lost_total") == 2 &&
+               outbox_total(replicas[0]->http_port(), "pending") == 0;
+      },
+      Millis(15000), Millis(100)))
+      << metrics_of(replicas[0]->http_port(), {"logsift_alerts_raised_total", "logsift_alert_claims_lost_total"});
   int firing = 0;
   for (const auto& q : receiver.requests()) {
     const json a = q.json_body();
@@ -288,7 +346,14 @@ TEST(RedisStore, AlertsOfAKilledReplicaAreDeliveredOnceByAnother) {
       },
       Millis(30000));
   EXPECT_TRUE(all) << replicas[1]->log_text();
-  std::this_thread::sleep_for(std::chrono::milliseconds(3000));  // duplicates would arrive by now
+  // Once every alert is marked delivered and none is pending, nothing is
+  // left that could be sent again.
+  EXPECT_TRUE(wait_until(
+      [&] {
+        return outbox_total(survivor, "delivered") == kClusters && outbox_total(survivor, "pending") == 0;
+      },
+      Millis(15000), Millis(100)))
+      << http_get(survivor, "/alerts?status=pending").describe();
   std::map<std::string, int> per_id;
   for (const auto& q : receiver.requests()) ++per_id[q.webhook_id()];
   std::set<std::string> delivered;
@@ -385,16 +450,21 @@ TEST(RedisStore, RedisDownBuffersWritesThenRefusesWith503AndLosesNothing) {
       },
       Millis(15000));
   EXPECT_TRUE(alerted) << receiver.requests().size() << " alerts for " << counts->size() << " clusters";
-  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  const auto markers = settle_with_markers({&replica}, receiver, 5151);
+  ASSERT_EQ(markers.size(), 1u);
   std::map<std::string, std::set<std::string>> ids_per_cluster;  // cluster -> webhook-ids
-  for (const auto& q : receiver.requests())
-    ids_per_cluster[q.json_body().value("cluster_id", "")].insert(q.webhook_id());
+  std::size_t marker_requests = 0;
+  for (const auto& q : receiver.requests()) {
+    const std::string cluster = q.json_body().value("cluster_id", "");
+    if (markers.count(cluster)) ++marker_requests;
+    else ids_per_cluster[cluster].insert(q.webhook_id());
+  }
   EXPECT_EQ(ids_per_cluster.size(), counts->size());
   for (const auto& [id, ids] : ids_per_cluster) {
     EXPECT_TRUE(counts->count(id)) << id;
     EXPECT_EQ(ids.size(), 1u) << "cluster " << id << " raised " << ids.size() << " alerts";
   }
-  const size_t redelivered = receiver.requests().size() - ids_per_cluster.size();
+  const size_t redelivered = receiver.requests().size() - marker_requests - ids_per_cluster.size();
   EXPECT_EQ(redelivered, 0u) << "an alert reached the receiver twice";
   EXPECT_TRUE(replica.running());
   std::cout << "[ redis-down ] accepted=" << accepted << " refused=" << refused << " clusters=" << counts->size()
@@ -432,20 +502,22 @@ TEST(RedisStore, RedisStoppedForThirtySecondsUnderLoadLosesNothing) {
         if (res.status == 200) acked += 20;
         else if (res.status == 503) refused += 20;
         else ++failed;
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        let_time_pass(Millis(10));  // load pacing
       }
     });
-  std::this_thread::sleep_for(std::chrono::seconds(3));
+  // The scenario is defined in time: steady load for 3 s, an outage of 30 s
+  // under it, then 3 s more with Redis back.
+  let_time_pass(Millis(3000));
   const long long before = acked.load();
   redis.stop();
-  std::this_thread::sleep_for(std::chrono::seconds(30));
+  let_time_pass(Millis(30000));
   const long long during = acked.load() - before;
   bool degraded = true;
   for (auto& r : replicas) degraded = degraded && http_get(r->http_port(), "/readyz").status == 503;
   const double buffered = fetch_metric(replicas[0]->http_port(), "logsift_redis_buffered_lines").value_or(0) +
                           fetch_metric(replicas[1]->http_port(), "logsift_redis_buffered_lines").value_or(0);
   ASSERT_TRUE(redis.start());
-  std::this_thread::sleep_for(std::chrono::seconds(3));
+  let_time_pass(Millis(3000));
   stop = true;
   for (auto& t : load) t.join();
   for (auto& r : replicas)
