@@ -14,6 +14,7 @@
 #include <ctime>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -49,15 +50,18 @@ ServerOptions alert_server(std::vector<std::string> extra = {}, const std::strin
 
 // Prints the tail of a server's log if the test has failed by the time it
 // goes out of scope (declare it right after the server).
+void print_log_tail(const ServerProcess& s, const std::string& name) {
+  std::string log = s.log_text();
+  if (log.size() > 4000) log = log.substr(log.size() - 4000);
+  std::cerr << "--- " << name << " log tail ---\n" << log << "\n";
+}
+
 class LogTailOnFailure {
  public:
   explicit LogTailOnFailure(const ServerProcess& s, std::string name = "server")
       : s_(s), name_(std::move(name)) {}
   ~LogTailOnFailure() {
-    if (!::testing::Test::HasFailure()) return;
-    std::string log = s_.log_text();
-    if (log.size() > 4000) log = log.substr(log.size() - 4000);
-    std::cerr << "--- " << name_ << " log tail ---\n" << log << "\n";
+    if (::testing::Test::HasFailure()) print_log_tail(s_, name_);
   }
 
  private:
@@ -424,23 +428,81 @@ void expect_stable_ids(const Tally& t) {
   }
 }
 
+// ---------------------------------------------------------------------------
+// The setup the tests share: one `logsift serve` with fast delivery retries
+// (its log tail printed when the test fails) on `port`, and the receiver
+// `rcv`, which verifies signatures with kSecret once started here.
+
+constexpr const char* kSecret = "s3cret";
+
+// Sets kSecret on `r` and starts it (on `down`'s port when given).
+::testing::AssertionResult start_signed(WebhookReceiver& r, PortReservation* down = nullptr) {
+  r.set_secret(kSecret);
+  return down ? r.start(*down) : r.start();
+}
+
+class AlertTest : public ::testing::Test {
+ protected:
+  // Starts the server with alert_server(extra) and waits until it is ready.
+  ::testing::AssertionResult start_server(std::vector<std::string> extra = {}) {
+    return start_server_with(alert_server(std::move(extra)));
+  }
+  ::testing::AssertionResult start_server_with(ServerOptions options) {
+    server_.emplace(std::move(options));
+    ::testing::AssertionResult started = server_->start_ready();
+    port = server_->http_port();
+    return started;
+  }
+  ServerProcess& server() { return *server_; }
+
+  ::testing::AssertionResult start_receiver(PortReservation* down = nullptr) {
+    return start_signed(rcv, down);
+  }
+  // start_receiver() and a subscription of rcv to `rules`; *sub gets the 201 body.
+  ::testing::AssertionResult start_subscribed(json* sub = nullptr,
+                                              json rules = json::array({"new_cluster"})) {
+    if (auto started = start_receiver(); !started) return started;
+    return subscribe(port, hook_sub(rcv.url(), kSecret, std::move(rules)), sub);
+  }
+
+  // SIGTERM: the server must exit 0.
+  void expect_clean_stop() {
+    ProcessExit e = server_->stop(SIGTERM);
+    EXPECT_TRUE(e.clean()) << e.describe();
+  }
+
+  // Pending alerts survive a restart by `sig` (its own servers on one data dir).
+  void restart_keeps_pending_alerts(int sig);
+
+  void TearDown() override {
+    if (HasFailure() && server_) print_log_tail(*server_, "server");
+  }
+
+  std::optional<ServerProcess> server_;  // declared before rcv: stopped after it
+  int port = 0;
+  WebhookReceiver rcv;
+};
+
+// The suites' names, kept for --gtest_filter; one fixture serves them all.
+using Alerts = AlertTest;
+using AlertFaults = AlertTest;
+using AlertRules = AlertTest;
+using Subscriptions = AlertTest;
+using Series = AlertTest;
+
 // ===========================================================================
 // 1. Signatures: raw secret, whsec_ secret, generated secret.
 
-TEST(Alerts, SignaturesVerifyForRawWhsecAndGeneratedSecrets) {
-  ServerProcess server(alert_server());
-  ASSERT_TRUE(server.start_ready());
-  LogTailOnFailure tail(server);
-  const int port = server.http_port();
+TEST_F(Alerts, SignaturesVerifyForRawWhsecAndGeneratedSecrets) {
+  ASSERT_TRUE(start_server());
 
   std::string key_bytes;
   for (int i = 0; i < 32; ++i) key_bytes.push_back(static_cast<char>(i * 37 + 11));
   const std::string whsec = "whsec_" + base64_encode(key_bytes);
 
   WebhookReceiver raw, wh, gen;
-  raw.set_secret("s3cret");
   wh.set_secret(whsec);
-  ASSERT_TRUE(raw.start());
+  ASSERT_TRUE(start_signed(raw));
   ASSERT_TRUE(wh.start());
   ASSERT_TRUE(gen.start());
 
@@ -483,23 +545,16 @@ TEST(Alerts, SignaturesVerifyForRawWhsecAndGeneratedSecrets) {
   Tally t = tally(raw.requests(), keys);
   report(t);
   EXPECT_EQ(t.lost, 0u);
-  ProcessExit e = server.stop(SIGTERM);
-  EXPECT_TRUE(e.clean()) << e.describe();
+  expect_clean_stop();
 }
 
 // ===========================================================================
 // 2. Healthy receiver: N new clusters -> exactly N alerts, once each.
 
-TEST(Alerts, HealthyReceiverGetsEachNewClusterOnce) {
-  ServerProcess server(alert_server());
-  ASSERT_TRUE(server.start_ready());
-  LogTailOnFailure tail(server);
-  const int port = server.http_port();
-  WebhookReceiver rcv;
-  rcv.set_secret("s3cret");
-  ASSERT_TRUE(rcv.start());
+TEST_F(Alerts, HealthyReceiverGetsEachNewClusterOnce) {
+  ASSERT_TRUE(start_server());
   json sub;
-  ASSERT_TRUE(subscribe(port, hook_sub(rcv.url()), &sub));
+  ASSERT_TRUE(start_subscribed(&sub));
   const std::string sub_id = sub["id"];
 
   constexpr std::size_t kN = 20;
@@ -571,8 +626,7 @@ TEST(Alerts, HealthyReceiverGetsEachNewClusterOnce) {
     EXPECT_TRUE(is_logsift_alert(e["alert"]));
     EXPECT_TRUE(clusters.count(e["alert"].value("cluster_id", ""))) << e;
   }
-  ProcessExit e = server.stop(SIGTERM);
-  EXPECT_TRUE(e.clean()) << e.describe();
+  expect_clean_stop();
 }
 
 // ===========================================================================
@@ -581,12 +635,8 @@ TEST(Alerts, HealthyReceiverGetsEachNewClusterOnce) {
 // While an attempt is in flight the delivery worker used to re-arm its timer
 // every millisecond (the in-flight row counted as due). Now it sleeps until
 // the attempt's result wakes it.
-TEST(AlertFaults, NoBusyPollingWhileAnAttemptIsInFlight) {
-  ServerProcess server(alert_server());
-  ASSERT_TRUE(server.start_ready());
-  LogTailOnFailure tail(server);
-  const int port = server.http_port();
-  WebhookReceiver rcv;
+TEST_F(AlertFaults, NoBusyPollingWhileAnAttemptIsInFlight) {
+  ASSERT_TRUE(start_server());
   ScriptedResponse slow = ScriptedResponse::ok();
   slow.delay = Millis(2500);
   rcv.set_default_response(slow);
@@ -596,7 +646,7 @@ TEST(AlertFaults, NoBusyPollingWhileAnAttemptIsInFlight) {
   ASSERT_EQ(sent.size(), 1u);
   ASSERT_TRUE(rcv.wait_for_count(1, Millis(10000)));  // the attempt is now waiting on the receiver
   auto before = fetch_metric(port, "logsift_delivery_wakeups_total");
-  std::this_thread::sleep_for(Millis(1500));  // measures a rate over a fixed span; nothing waits on it
+  let_time_pass(Millis(1500));  // the span the rate is measured over
   auto after = fetch_metric(port, "logsift_delivery_wakeups_total");
   ASSERT_TRUE(before && after);
   EXPECT_LT(*after - *before, 10) << "wake-ups during 1.5 s with one attempt in flight";
@@ -605,11 +655,8 @@ TEST(AlertFaults, NoBusyPollingWhileAnAttemptIsInFlight) {
       << ob.describe();
 }
 
-TEST(AlertFaults, ReceiverDownThenUpDeliversEverything) {
-  ServerProcess server(alert_server());
-  ASSERT_TRUE(server.start_ready());
-  LogTailOnFailure tail(server);
-  const int port = server.http_port();
+TEST_F(AlertFaults, ReceiverDownThenUpDeliversEverything) {
+  ASSERT_TRUE(start_server());
   PortReservation down;  // bound, not listening: connects are refused
   json sub;
   ASSERT_TRUE(subscribe(port, hook_sub(down.url()), &sub));
@@ -640,9 +687,7 @@ TEST(AlertFaults, ReceiverDownThenUpDeliversEverything) {
   std::set<std::string> pending_ids;
   for (const auto& e : ob.pending) pending_ids.insert(e["id"].get<std::string>());
 
-  WebhookReceiver rcv;
-  rcv.set_secret("s3cret");
-  ASSERT_TRUE(rcv.start(down));
+  ASSERT_TRUE(start_receiver(&down));
   EXPECT_TRUE(wait_all_delivered(rcv, keys, Millis(15000))) << dump_requests(rcv.requests());
   EXPECT_TRUE(wait_outbox(
       port, [&](const Outbox& o) { return o.delivered.size() >= kN && o.pending.empty(); },
@@ -662,14 +707,13 @@ TEST(AlertFaults, ReceiverDownThenUpDeliversEverything) {
     EXPECT_GE(e["attempts"].get<long long>(), 2) << "the down period must count attempts: " << e;
   }
   EXPECT_EQ(delivered_entry_ids, pending_ids) << "outbox ids changed between pending and delivered";
-  ProcessExit e = server.stop(SIGTERM);
-  EXPECT_TRUE(e.clean()) << e.describe();
+  expect_clean_stop();
 }
 
 // ===========================================================================
 // 4. Pending alerts survive SIGTERM and kill -9.
 
-void restart_keeps_pending_alerts(int sig) {
+void AlertTest::restart_keeps_pending_alerts(int sig) {
   TempDir data("logsift-alerts-restart-");
   PortReservation down;
   constexpr std::size_t kN = 8;
@@ -709,13 +753,11 @@ void restart_keeps_pending_alerts(int sig) {
       EXPECT_EQ(e.signal, SIGKILL) << e.describe();
     }
   }
-  WebhookReceiver rcv;
-  rcv.set_secret("s3cret");
-  ASSERT_TRUE(rcv.start(down));
+  ASSERT_TRUE(start_receiver(&down));
   ServerProcess s2(alert_server({}, data.path()));
   ASSERT_TRUE(s2.start_ready());
   LogTailOnFailure tail(s2, "restarted server");
-  const int port = s2.http_port();
+  port = s2.http_port();
 
   HttpResponse subs = http_get(port, "/subscriptions/" + sub_id);
   EXPECT_EQ(subs.status, 200) << "the subscription must survive the restart: " << subs.describe();
@@ -742,23 +784,17 @@ void restart_keeps_pending_alerts(int sig) {
   EXPECT_TRUE(e.clean()) << e.describe();
 }
 
-TEST(AlertFaults, PendingAlertsDeliveredAfterSigtermRestart) { restart_keeps_pending_alerts(SIGTERM); }
-TEST(AlertFaults, PendingAlertsDeliveredAfterSigkillRestart) { restart_keeps_pending_alerts(SIGKILL); }
+TEST_F(AlertFaults, PendingAlertsDeliveredAfterSigtermRestart) { restart_keeps_pending_alerts(SIGTERM); }
+TEST_F(AlertFaults, PendingAlertsDeliveredAfterSigkillRestart) { restart_keeps_pending_alerts(SIGKILL); }
 
 // ===========================================================================
 // 5. 4xx: dead-lettered after one attempt; manual retry.
 
-TEST(AlertFaults, ClientErrorDeadLettersAtOnceAndManualRetryResends) {
-  ServerProcess server(alert_server());
-  ASSERT_TRUE(server.start_ready());
-  LogTailOnFailure tail(server);
-  const int port = server.http_port();
-  WebhookReceiver rcv;
-  rcv.set_secret("s3cret");
+TEST_F(AlertFaults, ClientErrorDeadLettersAtOnceAndManualRetryResends) {
+  ASSERT_TRUE(start_server());
   rcv.set_default_response(ScriptedResponse::with_status(400));
-  ASSERT_TRUE(rcv.start());
   json sub;
-  ASSERT_TRUE(subscribe(port, hook_sub(rcv.url()), &sub));
+  ASSERT_TRUE(start_subscribed(&sub));
   const std::string sub_id = sub["id"];
 
   auto sent = send_lines(port, new_cluster_lines(505, 1));
@@ -844,25 +880,18 @@ TEST(AlertFaults, ClientErrorDeadLettersAtOnceAndManualRetryResends) {
   HttpResponse del = http_request(port, "DELETE", "/subscriptions/" + sub2_id, "", "");
   EXPECT_EQ(del.status, 204) << del.describe();
 
-  ProcessExit e = server.stop(SIGTERM);
-  EXPECT_TRUE(e.clean()) << e.describe();
+  expect_clean_stop();
 }
 
 // ===========================================================================
 // 6. Retried answers: 503, 408, 429 + Retry-After, closed connection, timeout.
 
-TEST(AlertFaults, RetryableAnswersAreRetriedAndDelivered) {
+TEST_F(AlertFaults, RetryableAnswersAreRetriedAndDelivered) {
   ServerOptions opts;
   opts.args = {"--delivery-first-retry-ms", "100", "--delivery-max-backoff-ms", "500",
                "--delivery-timeout-ms", "1000"};
-  ServerProcess server(opts);
-  ASSERT_TRUE(server.start_ready());
-  LogTailOnFailure tail(server);
-  const int port = server.http_port();
-  WebhookReceiver rcv;
-  rcv.set_secret("s3cret");
-  ASSERT_TRUE(rcv.start());
-  ASSERT_TRUE(subscribe(port, hook_sub(rcv.url())));
+  ASSERT_TRUE(start_server_with(opts));
+  ASSERT_TRUE(start_subscribed());
 
   std::set<std::string> all_keys;
   std::uint64_t seed = 600;
@@ -927,21 +956,15 @@ TEST(AlertFaults, RetryableAnswersAreRetriedAndDelivered) {
   Tally t = tally(rcv.requests(), all_keys);
   report(t, "gap_429_ms=" + std::to_string(gap429));
   EXPECT_EQ(t.lost, 0u);
-  ProcessExit e = server.stop(SIGTERM);
-  EXPECT_TRUE(e.clean()) << e.describe();
+  expect_clean_stop();
 }
 
 // ===========================================================================
 // 7. Burst: 100k lines of one cluster -> one threshold alert, one new_cluster.
 
-TEST(AlertFaults, BurstOfOneClusterRaisesOneAlertPerRule) {
-  ServerProcess server(alert_server());
-  ASSERT_TRUE(server.start_ready());
-  LogTailOnFailure tail(server);
-  const int port = server.http_port();
-  WebhookReceiver rcv;
-  rcv.set_secret("s3cret");
-  ASSERT_TRUE(rcv.start());
+TEST_F(AlertFaults, BurstOfOneClusterRaisesOneAlertPerRule) {
+  ASSERT_TRUE(start_server());
+  ASSERT_TRUE(start_receiver());
   json sub;
   ASSERT_TRUE(subscribe(
       port,
@@ -1021,19 +1044,15 @@ TEST(AlertFaults, BurstOfOneClusterRaisesOneAlertPerRule) {
   }
   for (const auto& k : keys) EXPECT_EQ(per_key[k], 1) << k;
   EXPECT_EQ(t.lost, 0u);
-  ProcessExit e = server.stop(SIGTERM);
-  EXPECT_TRUE(e.clean()) << e.describe();
+  expect_clean_stop();
 }
 
 // ===========================================================================
 // 6b. Receiver down for good: dead-lettered after --delivery-max-attempts,
 //     then delivered by a manual retry once it is up.
 
-TEST(AlertFaults, MaxAttemptsDeadLettersThenManualRetryDelivers) {
-  ServerProcess server(alert_server({"--delivery-max-attempts", "3"}));
-  ASSERT_TRUE(server.start_ready());
-  LogTailOnFailure tail(server);
-  const int port = server.http_port();
+TEST_F(AlertFaults, MaxAttemptsDeadLettersThenManualRetryDelivers) {
+  ASSERT_TRUE(start_server({"--delivery-max-attempts", "3"}));
   PortReservation down;
   ASSERT_TRUE(subscribe(port, hook_sub(down.url())));
   constexpr std::size_t kN = 2;
@@ -1052,9 +1071,7 @@ TEST(AlertFaults, MaxAttemptsDeadLettersThenManualRetryDelivers) {
   }
   const std::size_t lost_before_retry = ob.failed.size();
 
-  WebhookReceiver rcv;
-  rcv.set_secret("s3cret");
-  ASSERT_TRUE(rcv.start(down));
+  ASSERT_TRUE(start_receiver(&down));
   for (const auto& e : ob.failed) {
     HttpResponse r = http_request(port, "POST", "/alerts/" + e["id"].get<std::string>() + "/retry", "", "");
     EXPECT_EQ(r.status, 202) << r.describe();
@@ -1066,21 +1083,15 @@ TEST(AlertFaults, MaxAttemptsDeadLettersThenManualRetryDelivers) {
   report(t, "dead_lettered_before_retry=" + std::to_string(lost_before_retry));
   EXPECT_EQ(t.lost, 0u);
   expect_stable_ids(t);
-  ProcessExit e = server.stop(SIGTERM);
-  EXPECT_TRUE(e.clean()) << e.describe();
+  expect_clean_stop();
 }
 
 // ===========================================================================
 // 7b. Threshold incident: one firing alert, then one resolved notice.
 
-TEST(AlertRules, ThresholdFiresOnceThenResolves) {
-  ServerProcess server(alert_server());
-  ASSERT_TRUE(server.start_ready());
-  LogTailOnFailure tail(server);
-  const int port = server.http_port();
-  WebhookReceiver rcv;
-  rcv.set_secret("s3cret");
-  ASSERT_TRUE(rcv.start());
+TEST_F(AlertRules, ThresholdFiresOnceThenResolves) {
+  ASSERT_TRUE(start_server());
+  ASSERT_TRUE(start_receiver());
   ASSERT_TRUE(subscribe(port, hook_sub(rcv.url(), "s3cret",
                                        json::array({{{"kind", "threshold"}, {"threshold", 5}, {"window", "2s"}}}))));
   auto burst = [&](int n, int base) {
@@ -1136,22 +1147,16 @@ TEST(AlertRules, ThresholdFiresOnceThenResolves) {
   EXPECT_EQ(rule_id[firing], rule_id[resolved]);
   Tally t = tally(reqs, {firing, resolved});
   report(t);
-  ProcessExit e = server.stop(SIGTERM);
-  EXPECT_TRUE(e.clean()) << e.describe();
+  expect_clean_stop();
 }
 
 // ===========================================================================
 // 7c. Spike: rate jumps over the EWMA baseline -> one firing alert.
 
-TEST(AlertRules, SpikeOverBaselineFiresOnce) {
-  ServerProcess server(alert_server({"--alert-spike-window-ms", "1000", "--alert-spike-min-count", "20",
+TEST_F(AlertRules, SpikeOverBaselineFiresOnce) {
+  ASSERT_TRUE(start_server({"--alert-spike-window-ms", "1000", "--alert-spike-min-count", "20",
                                      "--alert-spike-factor", "3"}));
-  ASSERT_TRUE(server.start_ready());
-  LogTailOnFailure tail(server);
-  const int port = server.http_port();
-  WebhookReceiver rcv;
-  rcv.set_secret("s3cret");
-  ASSERT_TRUE(rcv.start());
+  ASSERT_TRUE(start_receiver());
   // "spike" as a kind string takes the --alert-spike-* defaults. If the
   // server rejects it, fall back to the same rule spelled out so that the
   // rule itself is still exercised.
@@ -1180,7 +1185,7 @@ TEST(AlertRules, SpikeOverBaselineFiresOnce) {
   std::string cluster = lines(2);
   ASSERT_FALSE(cluster.empty());
   for (int w = 0; w < 3; ++w) {
-    std::this_thread::sleep_for(Millis(1000));
+    let_time_pass(Millis(1000));  // into the next 1 s window: the baseline is a rate over time
     EXPECT_EQ(lines(2), cluster);
   }
   // Spike: 200 lines in one window, then 200 more (same incident).
@@ -1209,21 +1214,15 @@ TEST(AlertRules, SpikeOverBaselineFiresOnce) {
   keys.insert(firing);
   Tally t = tally(rcv.requests(), keys);
   report(t);
-  ProcessExit e = server.stop(SIGTERM);
-  EXPECT_TRUE(e.clean()) << e.describe();
+  expect_clean_stop();
 }
 
 // ===========================================================================
 // 8. Alertmanager webhook format.
 
-TEST(Alerts, AlertmanagerFormatVersion4) {
-  ServerProcess server(alert_server());
-  ASSERT_TRUE(server.start_ready());
-  LogTailOnFailure tail(server);
-  const int port = server.http_port();
-  WebhookReceiver rcv;
-  rcv.set_secret("s3cret");
-  ASSERT_TRUE(rcv.start());
+TEST_F(Alerts, AlertmanagerFormatVersion4) {
+  ASSERT_TRUE(start_server());
+  ASSERT_TRUE(start_receiver());
   json body = hook_sub(rcv.url());
   body["format"] = "alertmanager";
   json sub;
@@ -1268,18 +1267,14 @@ TEST(Alerts, AlertmanagerFormatVersion4) {
   t.lost = t.raised - t.delivered;
   t.requests = rcv.count();
   report(t);
-  ProcessExit e = server.stop(SIGTERM);
-  EXPECT_TRUE(e.clean()) << e.describe();
+  expect_clean_stop();
 }
 
 // ===========================================================================
 // 9. Subscriptions: validation names the field; GET/DELETE; deleted = silent.
 
-TEST(Subscriptions, ValidationErrorsNameTheField) {
-  ServerProcess server(alert_server());
-  ASSERT_TRUE(server.start_ready());
-  LogTailOnFailure tail(server);
-  const int port = server.http_port();
+TEST_F(Subscriptions, ValidationErrorsNameTheField) {
+  ASSERT_TRUE(start_server());
   PortReservation nowhere;  // never contacted: no line is sent in this test
   const json base = {{"url", nowhere.url()}, {"rules", json::array({"new_cluster"})}};
   auto with = [&](const std::string& k, json v) {
@@ -1365,11 +1360,8 @@ TEST(Subscriptions, ValidationErrorsNameTheField) {
   EXPECT_TRUE(server_healthy(port));
 }
 
-TEST(Subscriptions, CreateGetListDeleteNeverEchoSecrets) {
-  ServerProcess server(alert_server());
-  ASSERT_TRUE(server.start_ready());
-  LogTailOnFailure tail(server);
-  const int port = server.http_port();
+TEST_F(Subscriptions, CreateGetListDeleteNeverEchoSecrets) {
+  ASSERT_TRUE(start_server());
   PortReservation nowhere;  // never contacted: no line is sent in this test
   json body = {{"url", nowhere.url()},
                {"secret", "s3cret-value-xyz"},
@@ -1433,16 +1425,11 @@ TEST(Subscriptions, CreateGetListDeleteNeverEchoSecrets) {
   EXPECT_EQ(after["subscriptions"][0].value("id", ""), id_b);
 }
 
-TEST(Subscriptions, DeletedSubscriptionGetsNothingMore) {
-  ServerProcess server(alert_server());
-  ASSERT_TRUE(server.start_ready());
-  LogTailOnFailure tail(server);
-  const int port = server.http_port();
+TEST_F(Subscriptions, DeletedSubscriptionGetsNothingMore) {
+  ASSERT_TRUE(start_server());
   WebhookReceiver gone, stays;
-  gone.set_secret("s3cret");
-  stays.set_secret("s3cret");
-  ASSERT_TRUE(gone.start());
-  ASSERT_TRUE(stays.start());
+  ASSERT_TRUE(start_signed(gone));
+  ASSERT_TRUE(start_signed(stays));
   json sub_gone;
   ASSERT_TRUE(subscribe(port, hook_sub(gone.url()), &sub_gone));
   ASSERT_TRUE(subscribe(port, hook_sub(stays.url())));
@@ -1473,11 +1460,8 @@ TEST(Subscriptions, DeletedSubscriptionGetsNothingMore) {
 // ===========================================================================
 // 10. Series endpoint.
 
-TEST(Series, ShapeAndCountsPerConfiguredWindow) {
-  ServerProcess server(alert_server({"--series-windows", "1m,10m"}));
-  ASSERT_TRUE(server.start_ready());
-  LogTailOnFailure tail(server);
-  const int port = server.http_port();
+TEST_F(Series, ShapeAndCountsPerConfiguredWindow) {
+  ASSERT_TRUE(start_server({"--series-windows", "1m,10m"}));
   std::vector<std::string> a_lines, b_lines;
   for (int i = 0; i < 5; ++i)
     a_lines.push_back("Cache shard " + std::to_string(10 + i) + " rebalanced in " + std::to_string(100 + i * 7) + " ms");
@@ -1542,23 +1526,17 @@ TEST(Series, ShapeAndCountsPerConfiguredWindow) {
   EXPECT_TRUE(is_json_error(bogus, 400)) << bogus.describe();
   HttpResponse unknown = http_get(port, "/clusters/0123456789abcdef/series?window=1m");
   EXPECT_TRUE(is_json_error(unknown, 404)) << unknown.describe();
-  ProcessExit e = server.stop(SIGTERM);
-  EXPECT_TRUE(e.clean()) << e.describe();
+  expect_clean_stop();
 }
 
 // ===========================================================================
 // 11. Label filter and min_level select which alerts a subscription gets.
 
-TEST(Subscriptions, LabelFilterAndMinLevelSelectAlerts) {
-  ServerProcess server(alert_server());
-  ASSERT_TRUE(server.start_ready());
-  LogTailOnFailure tail(server);
-  const int port = server.http_port();
+TEST_F(Subscriptions, LabelFilterAndMinLevelSelectAlerts) {
+  ASSERT_TRUE(start_server());
   WebhookReceiver filtered, everything;
-  filtered.set_secret("s3cret");
-  everything.set_secret("s3cret");
-  ASSERT_TRUE(filtered.start());
-  ASSERT_TRUE(everything.start());
+  ASSERT_TRUE(start_signed(filtered));
+  ASSERT_TRUE(start_signed(everything));
   json body = hook_sub(filtered.url());
   body["labels"] = {{"service", "api"}};
   body["min_level"] = "WARN";
