@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -120,28 +121,53 @@ json metrics_of(int port, const std::vector<std::string>& names) {
   return j;
 }
 
+// What the tests share: one redis-server and logsift replicas on it (stopped
+// before it: declared after it).
+class RedisStore : public ::testing::Test {
+ protected:
+  ::testing::AssertionResult start_redis(bool durable = false) {
+    redis.emplace(durable);
+    return redis->start();
+  }
+  // Starts n more replicas: replica_options(redis) plus `extra` arguments.
+  ::testing::AssertionResult start_replicas(int n, const std::vector<std::string>& extra = {}) {
+    ServerOptions o = replica_options(*redis);
+    o.args.insert(o.args.end(), extra.begin(), extra.end());
+    for (int i = 0; i < n; ++i) {
+      replicas.push_back(std::make_unique<ServerProcess>(o));
+      if (auto started = replicas.back()->start_ready(); !started)
+        return started << "\n" << replicas.back()->log_text();
+    }
+    return ::testing::AssertionSuccess();
+  }
+  int port(size_t i) const { return replicas[i]->http_port(); }
+  // POST /subscriptions of `sub` on replica `on` (201), then every replica evaluates it.
+  ::testing::AssertionResult subscribe_all(size_t on, const json& sub) {
+    auto r = http_request(port(on), "POST", "/subscriptions", sub.dump(), "application/json");
+    if (r.status != 201) return ::testing::AssertionFailure() << "POST /subscriptions: " << r.describe();
+    if (!wait_rules(replicas, 1)) return ::testing::AssertionFailure() << "the subscription did not reach every replica";
+    return ::testing::AssertionSuccess();
+  }
+
+  std::optional<RedisProcess> redis;
+  std::vector<std::unique_ptr<ServerProcess>> replicas;
+};
+
 // Three replicas on one Redis: whichever replica a line reaches, it gets the
 // same cluster id; every replica lists the same catalog, whose counts add up
 // to the lines sent to all of them; and a new cluster raises its new_cluster
 // alert on exactly one replica (the one whose write created it), although
 // each replica has the same subscription.
-TEST(RedisStore, ThreeReplicasShareOneCatalogAndAlertEachNewClusterOnce) {
+TEST_F(RedisStore, ThreeReplicasShareOneCatalogAndAlertEachNewClusterOnce) {
   if (!have_redis()) GTEST_SKIP() << "redis-server not installed";
-  RedisProcess redis;
-  ASSERT_TRUE(redis.start());
-  std::vector<std::unique_ptr<ServerProcess>> replicas;
-  for (int i = 0; i < 3; ++i) {
-    replicas.push_back(std::make_unique<ServerProcess>(replica_options(redis)));
-    ASSERT_TRUE(replicas.back()->start_ready()) << replicas.back()->log_text();
-  }
+  ASSERT_TRUE(start_redis());
+  ASSERT_TRUE(start_replicas(3));
   WebhookReceiver receiver;
   ASSERT_TRUE(receiver.start());
   // One subscription, made on one replica, holds for all of them.
   json sub = {{"url", "http://127.0.0.1:" + std::to_string(receiver.port()) + "/hook"},
               {"rules", json::array({"new_cluster"})}};
-  ASSERT_EQ(http_request(replicas[1]->http_port(), "POST", "/subscriptions", sub.dump(), "application/json").status,
-            201);
-  ASSERT_TRUE(wait_rules(replicas, 1)) << "the subscription did not reach every replica";
+  ASSERT_TRUE(subscribe_all(1, sub));
   for (auto& r : replicas) {
     auto subs = http_get(r->http_port(), "/subscriptions");
     ASSERT_EQ(subs.status, 200);
@@ -229,23 +255,16 @@ TEST(RedisStore, ThreeReplicasShareOneCatalogAndAlertEachNewClusterOnce) {
 // all three see the rule cross at about the same moment; the claim lets
 // exactly one of them send the alert. Every replica also answers the same
 // series for the cluster.
-TEST(RedisStore, ARuleCrossingOnThreeReplicasSendsOneAlert) {
+TEST_F(RedisStore, ARuleCrossingOnThreeReplicasSendsOneAlert) {
   if (!have_redis()) GTEST_SKIP() << "redis-server not installed";
-  RedisProcess redis;
-  ASSERT_TRUE(redis.start());
-  std::vector<std::unique_ptr<ServerProcess>> replicas;
-  for (int i = 0; i < 3; ++i) {
-    replicas.push_back(std::make_unique<ServerProcess>(replica_options(redis)));
-    ASSERT_TRUE(replicas.back()->start_ready()) << replicas.back()->log_text();
-  }
+  ASSERT_TRUE(start_redis());
+  ASSERT_TRUE(start_replicas(3));
   WebhookReceiver receiver;
   ASSERT_TRUE(receiver.start());
   constexpr int kThreshold = 30, kLines = 60;
   json sub = {{"url", receiver.url()},
               {"rules", json::array({{{"kind", "threshold"}, {"threshold", kThreshold}, {"window", "5m"}}})}};
-  ASSERT_EQ(http_request(replicas[0]->http_port(), "POST", "/subscriptions", sub.dump(), "application/json").status,
-            201);
-  ASSERT_TRUE(wait_rules(replicas, 1));
+  ASSERT_TRUE(subscribe_all(0, sub));
 
   std::string id;
   for (int i = 0; i < kLines; ++i) {
@@ -300,23 +319,14 @@ TEST(RedisStore, ARuleCrossingOnThreeReplicasSendsOneAlert) {
 // is down: another replica takes them over once they have been idle for
 // redis_claim_idle_ms, and when the receiver comes up every alert arrives
 // exactly once, with the webhook-id it had from the start.
-TEST(RedisStore, AlertsOfAKilledReplicaAreDeliveredOnceByAnother) {
+TEST_F(RedisStore, AlertsOfAKilledReplicaAreDeliveredOnceByAnother) {
   if (!have_redis()) GTEST_SKIP() << "redis-server not installed";
-  RedisProcess redis;
-  ASSERT_TRUE(redis.start());
-  ServerOptions o = replica_options(redis);
-  o.args.insert(o.args.end(), {"--redis-claim-idle-ms", "2000", "--delivery-first-retry-ms", "200",
-                               "--delivery-max-backoff-ms", "500"});
-  std::vector<std::unique_ptr<ServerProcess>> replicas;
-  for (int i = 0; i < 2; ++i) {
-    replicas.push_back(std::make_unique<ServerProcess>(o));
-    ASSERT_TRUE(replicas.back()->start_ready()) << replicas.back()->log_text();
-  }
+  ASSERT_TRUE(start_redis());
+  ASSERT_TRUE(start_replicas(2, {"--redis-claim-idle-ms", "2000", "--delivery-first-retry-ms", "200",
+                               "--delivery-max-backoff-ms", "500"}));
   PortReservation down;  // the receiver's port: connects are refused until it listens
   json sub = {{"url", down.url()}, {"rules", json::array({"new_cluster"})}};
-  ASSERT_EQ(http_request(replicas[0]->http_port(), "POST", "/subscriptions", sub.dump(), "application/json").status,
-            201);
-  ASSERT_TRUE(wait_rules(replicas, 1));
+  ASSERT_TRUE(subscribe_all(0, sub));
 
   constexpr int kClusters = 20;
   for (int s = 0; s < kClusters; ++s) ASSERT_EQ(post_infer(replicas[0]->http_port(), distinct_line(2718, s)).status, 200);
@@ -380,14 +390,11 @@ TEST(RedisStore, AlertsOfAKilledReplicaAreDeliveredOnceByAnother) {
 // never accepted and dropped. When Redis is back the buffered writes land:
 // the catalog holds every line that was answered 200, exactly once, and each
 // cluster born during the outage gets its new_cluster alert then, once.
-TEST(RedisStore, RedisDownBuffersWritesThenRefusesWith503AndLosesNothing) {
+TEST_F(RedisStore, RedisDownBuffersWritesThenRefusesWith503AndLosesNothing) {
   if (!have_redis()) GTEST_SKIP() << "redis-server not installed";
-  RedisProcess redis(/*durable=*/true);
-  ASSERT_TRUE(redis.start());
-  ServerOptions o = replica_options(redis);
-  o.args.insert(o.args.end(), {"--redis-timeout-ms", "500", "--redis-buffer-bytes", "6000"});
-  ServerProcess replica(o);
-  ASSERT_TRUE(replica.start_ready()) << replica.log_text();
+  ASSERT_TRUE(start_redis(/*durable=*/true));
+  ASSERT_TRUE(start_replicas(1, {"--redis-timeout-ms", "500", "--redis-buffer-bytes", "6000"}));
+  ServerProcess& replica = *replicas[0];
   const int http = replica.http_port();
   WebhookReceiver receiver;
   ASSERT_TRUE(receiver.start());
@@ -402,7 +409,7 @@ TEST(RedisStore, RedisDownBuffersWritesThenRefusesWith503AndLosesNothing) {
       [&] { return http_get(http, "/alerts?status=delivered").json_body().value("total", 0) == 1; }, Millis(10000),
       Millis(50)));
 
-  redis.stop();
+  redis->stop();
   int refused = 0;
   std::string refusal;
   for (int i = 0; i < 200 && refused == 0; ++i) {
@@ -431,7 +438,7 @@ TEST(RedisStore, RedisDownBuffersWritesThenRefusesWith503AndLosesNothing) {
   EXPECT_EQ(listing.status, 503) << listing.describe();  // reads need Redis: a clear 503, not a 500
   EXPECT_TRUE(listing.json_body().contains("error")) << listing.describe();
 
-  ASSERT_TRUE(redis.start());  // the same data (append-only file)
+  ASSERT_TRUE(redis->start());  // the same data (append-only file)
   bool drained = wait_until([&] { return fetch_metric(http, "logsift_redis_buffered_lines").value_or(-1) == 0; },
                             Millis(10000), Millis(100));
   EXPECT_TRUE(drained) << replica.log_text();
@@ -475,17 +482,10 @@ TEST(RedisStore, RedisDownBuffersWritesThenRefusesWith503AndLosesNothing) {
 // Redis stopped for 30 s under a steady load on two replicas, then started:
 // no crash, every line answered 200 is in the catalog exactly once (nothing
 // acknowledged lost), and the counts converge on both replicas.
-TEST(RedisStore, RedisStoppedForThirtySecondsUnderLoadLosesNothing) {
+TEST_F(RedisStore, RedisStoppedForThirtySecondsUnderLoadLosesNothing) {
   if (!have_redis()) GTEST_SKIP() << "redis-server not installed";
-  RedisProcess redis(/*durable=*/true);
-  ASSERT_TRUE(redis.start());
-  ServerOptions o = replica_options(redis);
-  o.args.insert(o.args.end(), {"--redis-timeout-ms", "500"});
-  std::vector<std::unique_ptr<ServerProcess>> replicas;
-  for (int i = 0; i < 2; ++i) {
-    replicas.push_back(std::make_unique<ServerProcess>(o));
-    ASSERT_TRUE(replicas.back()->start_ready()) << replicas.back()->log_text();
-  }
+  ASSERT_TRUE(start_redis(/*durable=*/true));
+  ASSERT_TRUE(start_replicas(2, {"--redis-timeout-ms", "500"}));
   // One load thread per replica: 20-line NDJSON requests, ~100 a second.
   std::atomic<bool> stop{false};
   std::atomic<long long> acked{0}, refused{0}, failed{0};
@@ -509,14 +509,14 @@ TEST(RedisStore, RedisStoppedForThirtySecondsUnderLoadLosesNothing) {
   // under it, then 3 s more with Redis back.
   let_time_pass(Millis(3000));
   const long long before = acked.load();
-  redis.stop();
+  redis->stop();
   let_time_pass(Millis(30000));
   const long long during = acked.load() - before;
   bool degraded = true;
   for (auto& r : replicas) degraded = degraded && http_get(r->http_port(), "/readyz").status == 503;
   const double buffered = fetch_metric(replicas[0]->http_port(), "logsift_redis_buffered_lines").value_or(0) +
                           fetch_metric(replicas[1]->http_port(), "logsift_redis_buffered_lines").value_or(0);
-  ASSERT_TRUE(redis.start());
+  ASSERT_TRUE(redis->start());
   let_time_pass(Millis(3000));
   stop = true;
   for (auto& t : load) t.join();
@@ -545,12 +545,9 @@ TEST(RedisStore, RedisStoppedForThirtySecondsUnderLoadLosesNothing) {
 // redis_claim_idle_ms), the entries are acknowledged (nothing left pending),
 // and entries that can never succeed (no "line" field, an empty line) are
 // counted as rejected and acknowledged rather than retried forever.
-TEST(RedisStore, QueueIngestFeedsTheFleetAndAcksWhatIsInTheCatalog) {
+TEST_F(RedisStore, QueueIngestFeedsTheFleetAndAcksWhatIsInTheCatalog) {
   if (!have_redis()) GTEST_SKIP() << "redis-server not installed";
-  RedisProcess redis;
-  ASSERT_TRUE(redis.start());
-  ServerOptions o = replica_options(redis);
-  o.args.insert(o.args.end(), {"--redis-ingest-stream", "logs", "--redis-claim-idle-ms", "1000"});
+  ASSERT_TRUE(start_redis());
   // redis-cli reads one command per line from stdin.
   constexpr int kLines = 600;
   std::string commands;
@@ -566,17 +563,13 @@ TEST(RedisStore, QueueIngestFeedsTheFleetAndAcksWhatIsInTheCatalog) {
     commands += "XADD logs * line \"" + quoted + "\"\n";
   }
   commands += "XADD logs * payload \"no line field\"\nXADD logs * line \"\"\n";
-  auto produced = run_program({"/usr/bin/redis-cli", "-s", redis.socket},
+  auto produced = run_program({"/usr/bin/redis-cli", "-s", redis->socket},
                               "XGROUP CREATE logs logsift 0 MKSTREAM\n" + commands +
                                   "XREADGROUP GROUP logsift ghost COUNT 25 STREAMS logs >\n");
   ASSERT_TRUE(produced.exit.clean()) << produced.describe();
-  auto ghost = run_program({"/usr/bin/redis-cli", "-s", redis.socket, "XPENDING", "logs", "logsift"});
+  auto ghost = run_program({"/usr/bin/redis-cli", "-s", redis->socket, "XPENDING", "logs", "logsift"});
   ASSERT_EQ(ghost.out.substr(0, 3), "25\n") << ghost.describe();
-  std::vector<std::unique_ptr<ServerProcess>> replicas;
-  for (int i = 0; i < 2; ++i) {
-    replicas.push_back(std::make_unique<ServerProcess>(o));
-    ASSERT_TRUE(replicas.back()->start_ready()) << replicas.back()->log_text();
-  }
+  ASSERT_TRUE(start_replicas(2, {"--redis-ingest-stream", "logs", "--redis-claim-idle-ms", "1000"}));
 
   const bool landed = wait_until(
       [&] {
@@ -601,7 +594,7 @@ TEST(RedisStore, QueueIngestFeedsTheFleetAndAcksWhatIsInTheCatalog) {
       Millis(10000), Millis(100)))
       << "read " << read << " acked " << acked;
   EXPECT_EQ(read, kLines + 2);
-  auto pending = run_program({"/usr/bin/redis-cli", "-s", redis.socket, "XPENDING", "logs", "logsift"});
+  auto pending = run_program({"/usr/bin/redis-cli", "-s", redis->socket, "XPENDING", "logs", "logsift"});
   EXPECT_EQ(pending.out.substr(0, 2), "0\n") << pending.describe();  // nothing left unacknowledged
   double rejected = 0;
   for (auto& r : replicas) {
@@ -615,7 +608,7 @@ TEST(RedisStore, QueueIngestFeedsTheFleetAndAcksWhatIsInTheCatalog) {
 
 // A replica that cannot reach its Redis at start says so and exits non-zero,
 // instead of serving a catalog nobody else sees.
-TEST(RedisStore, UnreachableRedisFailsTheStartWithAClearError) {
+TEST_F(RedisStore, UnreachableRedisFailsTheStartWithAClearError) {
   TempDir dir("logsift-redis-none-");
   auto r = run_logsift({"serve", "--http-port", "0", "--tcp-port", "0", "--syslog-port", "-1", "--data-dir",
                         dir.path() + "/data", "--store", "redis", "--redis-url", "unix://" + dir.path() + "/none.sock",
