@@ -348,6 +348,16 @@ bool wait_outbox(int port, const std::function<bool(const Outbox&)>& pred, Milli
       timeout, Millis(50));
 }
 
+// At least n alerts pending, each after at least one failed attempt.
+std::function<bool(const Outbox&)> all_pending_attempted(std::size_t n) {
+  return [n](const Outbox& o) {
+    if (o.pending.size() < n) return false;
+    for (const auto& e : o.pending)
+      if (e["attempts"].get<long long>() < 1) return false;
+    return true;
+  };
+}
+
 // ---------------------------------------------------------------------------
 // Delivery accounting
 
@@ -465,6 +475,16 @@ class AlertTest : public ::testing::Test {
     return subscribe(port, hook_sub(rcv.url(), kSecret, std::move(rules)), sub);
   }
 
+  // Every key answered 2xx by rcv, then the outbox holds at least n delivered
+  // and none pending (*ob: the last snapshot).
+  void expect_delivered_and_drained(const std::set<std::string>& keys, std::size_t n, Outbox* ob) {
+    EXPECT_TRUE(wait_all_delivered(rcv, keys, Millis(15000))) << dump_requests(rcv.requests());
+    EXPECT_TRUE(wait_outbox(
+        port, [&](const Outbox& o) { return o.delivered.size() >= n && o.pending.empty(); },
+        Millis(10000), ob))
+        << ob->describe();
+  }
+
   // SIGTERM: the server must exit 0.
   void expect_clean_stop() {
     ProcessExit e = server_->stop(SIGTERM);
@@ -569,12 +589,8 @@ TEST_F(Alerts, HealthyReceiverGetsEachNewClusterOnce) {
   ASSERT_EQ(by_cluster.size(), kN) << "test input must open distinct clusters";
   auto keys = new_cluster_keys(new_cluster_ids(sent));
 
-  EXPECT_TRUE(wait_all_delivered(rcv, keys, Millis(15000))) << dump_requests(rcv.requests());
   Outbox ob;
-  EXPECT_TRUE(wait_outbox(
-      port, [&](const Outbox& o) { return o.delivered.size() >= kN && o.pending.empty(); },
-      Millis(10000), &ob))
-      << ob.describe();
+  expect_delivered_and_drained(keys, kN, &ob);
 
   auto reqs = rcv.requests();
   Tally t = tally(reqs, keys);
@@ -670,12 +686,7 @@ TEST_F(AlertFaults, ReceiverDownThenUpDeliversEverything) {
   Outbox ob;
   ASSERT_TRUE(wait_outbox(
       port,
-      [&](const Outbox& o) {
-        if (o.pending.size() < kN) return false;
-        for (const auto& e : o.pending)
-          if (e["attempts"].get<long long>() < 1) return false;
-        return true;
-      },
+      all_pending_attempted(kN),
       Millis(15000), &ob))
       << "all alerts must be pending with attempts > 0 while the receiver is down; "
       << ob.describe();
@@ -688,11 +699,7 @@ TEST_F(AlertFaults, ReceiverDownThenUpDeliversEverything) {
   for (const auto& e : ob.pending) pending_ids.insert(e["id"].get<std::string>());
 
   ASSERT_TRUE(start_receiver(&down));
-  EXPECT_TRUE(wait_all_delivered(rcv, keys, Millis(15000))) << dump_requests(rcv.requests());
-  EXPECT_TRUE(wait_outbox(
-      port, [&](const Outbox& o) { return o.delivered.size() >= kN && o.pending.empty(); },
-      Millis(10000), &ob))
-      << ob.describe();
+  expect_delivered_and_drained(keys, kN, &ob);
 
   auto reqs = rcv.requests();
   Tally t = tally(reqs, keys);
@@ -734,12 +741,7 @@ void AlertTest::restart_keeps_pending_alerts(int sig) {
     Outbox ob;
     ASSERT_TRUE(wait_outbox(
         s1.http_port(),
-        [&](const Outbox& o) {
-          if (o.pending.size() < kN) return false;
-          for (const auto& e : o.pending)
-            if (e["attempts"].get<long long>() < 1) return false;
-          return true;
-        },
+        all_pending_attempted(kN),
         Millis(15000), &ob))
         << ob.describe();
     for (const auto& e : ob.pending) pending_ids.insert(e["id"].get<std::string>());

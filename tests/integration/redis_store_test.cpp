@@ -85,6 +85,17 @@ double metric_over(const std::vector<std::unique_ptr<ServerProcess>>& replicas, 
   return sum;
 }
 
+// Waits until the receiver has an alert for each of `clusters`.
+bool wait_alerted(WebhookReceiver& receiver, const std::set<std::string>& clusters, Millis timeout) {
+  return receiver.wait_for(
+      [&](const std::vector<ReceivedRequest>& reqs) {
+        std::set<std::string> got;
+        for (const auto& q : reqs) got.insert(q.json_body().value("cluster_id", ""));
+        return std::includes(got.begin(), got.end(), clusters.begin(), clusters.end());
+      },
+      timeout);
+}
+
 // The evidence that no late duplicate alert is on its way: each replica
 // turns one more line into a new cluster of its own (a marker); once every
 // marker's alert has arrived and nothing is pending, every line before the
@@ -101,14 +112,7 @@ std::set<std::string> settle_with_markers(const std::vector<ServerProcess*>& rep
     }
     markers.insert(r.json_body()["cluster_id"].get<std::string>());
   }
-  const bool arrived = receiver.wait_for(
-      [&](const std::vector<ReceivedRequest>& reqs) {
-        std::set<std::string> got;
-        for (const auto& q : reqs) got.insert(q.json_body().value("cluster_id", ""));
-        return std::includes(got.begin(), got.end(), markers.begin(), markers.end());
-      },
-      Millis(15000));
-  EXPECT_TRUE(arrived) << "the markers' alerts did not arrive";
+  EXPECT_TRUE(wait_alerted(receiver, markers, Millis(15000))) << "the markers' alerts did not arrive";
   EXPECT_TRUE(wait_until([&] { return outbox_total(replicas[0]->http_port(), "pending") == 0; }, Millis(15000),
                          Millis(50)))
       << http_get(replicas[0]->http_port(), "/alerts?status=pending").describe();
@@ -226,14 +230,7 @@ TEST_F(RedisStore, ThreeReplicasShareOneCatalogAndAlertEachNewClusterOnce) {
   EXPECT_FALSE(one.json_body()["examples"].empty());
 
   // Exactly one new_cluster alert per cluster, over all three replicas.
-  const bool all = receiver.wait_for(
-      [&](const std::vector<ReceivedRequest>& reqs) {
-        std::set<std::string> got;
-        for (const auto& q : reqs) got.insert(q.json_body().value("cluster_id", ""));
-        return std::includes(got.begin(), got.end(), ids.begin(), ids.end());
-      },
-      Millis(30000));
-  ASSERT_TRUE(all) << "not every new cluster was alerted";
+  ASSERT_TRUE(wait_alerted(receiver, ids, Millis(30000))) << "not every new cluster was alerted";
   const auto markers =
       settle_with_markers({replicas[0].get(), replicas[1].get(), replicas[2].get()}, receiver, 1415);
   ASSERT_EQ(markers.size(), replicas.size());
