@@ -1,12 +1,17 @@
 // Helpers shared by the unit tests.
 #pragma once
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <functional>
 #include <stdexcept>
 #include <string>
 #include <thread>
+
+#include <gtest/gtest.h>
 
 namespace logsift::test {
 
@@ -18,6 +23,16 @@ inline std::string error_of(const std::function<void()>& f) {
     return e.what();
   }
   return "<no error>";
+}
+
+// A scratch directory for the running test, /tmp/<prefix><pid>_<test name>,
+// removed if an earlier run left it (the caller removes it after the test).
+inline std::filesystem::path scratch_dir(const std::string& prefix) {
+  auto dir = std::filesystem::temp_directory_path() /
+             (prefix + std::to_string(::getpid()) + "_" +
+              ::testing::UnitTest::GetInstance()->current_test_info()->name());
+  std::filesystem::remove_all(dir);
+  return dir;
 }
 
 // Polls `pred` every `step` until it holds or `timeout` has passed; false on

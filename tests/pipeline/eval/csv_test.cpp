@@ -1,4 +1,5 @@
 #include "pipeline/eval/csv.h"
+#include "tests/test_util.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -77,9 +78,7 @@ TEST(ParseCsv, UnterminatedQuoteThrows) {
 class CsvFileTest : public ::testing::Test {
 protected:
     void SetUp() override {
-        dir_ = std::filesystem::temp_directory_path() /
-               ("logsift_csv_test_" + std::to_string(::getpid()) + "_" +
-                ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        dir_ = logsift::test::scratch_dir("logsift_csv_test_");
         std::filesystem::create_directories(dir_);
     }
     void TearDown() override { std::filesystem::remove_all(dir_); }

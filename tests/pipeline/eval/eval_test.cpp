@@ -1,4 +1,5 @@
 #include "pipeline/eval/eval.h"
+#include "tests/test_util.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -118,9 +119,7 @@ std::vector<Prediction> cluster_by_content(const std::vector<std::string>& lines
 class EvalDirTest : public ::testing::Test {
 protected:
     void SetUp() override {
-        dir_ = std::filesystem::temp_directory_path() /
-               ("logsift_eval_test_" + std::to_string(::getpid()) + "_" +
-                ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        dir_ = logsift::test::scratch_dir("logsift_eval_test_");
         std::filesystem::create_directories(dir_ / "tiny");
     }
     void TearDown() override { std::filesystem::remove_all(dir_); }

@@ -18,10 +18,7 @@ namespace {
 class CatalogTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("logsift_catalog_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(dir_);
+    dir_ = logsift::test::scratch_dir("logsift_catalog_");
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
 

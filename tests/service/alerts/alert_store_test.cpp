@@ -9,6 +9,7 @@
 #include "service/alerts/alert_store.h"
 #include "pipeline/store/sqlite.h"
 #include "service/alerts/delivery.h"
+#include "tests/test_util.h"
 
 namespace logsift {
 namespace {
@@ -16,10 +17,7 @@ namespace {
 class AlertStoreTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("logsift_alerts_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(dir_);
+    dir_ = logsift::test::scratch_dir("logsift_alerts_");
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
   static OutboxRow row(const std::string& id, int64_t t) {

@@ -35,10 +35,7 @@ using namespace std::chrono_literals;
 class DeliveryTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("logsift_delivery_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(dir_);
+    dir_ = logsift::test::scratch_dir("logsift_delivery_");
     config_ = Config::defaults();
     config_.delivery_first_retry_ms = 20;
     config_.delivery_max_backoff_ms = 80;
