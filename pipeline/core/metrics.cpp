@@ -126,7 +126,7 @@ std::string Metrics::prometheus() const {
   counter("logsift_catalog_errors_total", "Catalog write failures.", catalog_errors.get());
   counter("logsift_redis_round_trips_total", "Pipelined round trips to Redis (store: redis).", redis_round_trips.get());
   counter("logsift_redis_commands_total", "Commands sent to Redis in those round trips.", redis_commands.get());
-  counter("logsift_redis_errors_total", "Redis connects or round trips that failed or timed out.", redis_errors.get());
+  counter("logsift_redis_errors_total", "Redis connects or round trips that failed or timed out, and commands answered with an error.", redis_errors.get());
   counter("logsift_queue_entries_total", "Entries read from the Redis Stream of queue ingest.", queue_lines.get());
   counter("logsift_queue_acked_total", "Queue entries acknowledged (in the catalog, or rejected for good).",
           queue_acked.get());

@@ -241,6 +241,10 @@ std::vector<Reply> Connection::pipeline(const std::vector<std::vector<std::strin
     auto replies = impl_->exchange(commands);
     m.redis_round_trips.inc();
     m.redis_commands.inc(commands.size());
+    // An error reply (NOGROUP, WRONGTYPE, OOM, ...) is a failed command too,
+    // whether or not its caller throws on it.
+    for (const auto& r : replies)
+      if (r.type == Reply::Type::kError) m.redis_errors.inc();
     m.redis_round_trip_seconds.observe_ns(mono_ns() - t0);
     return replies;
   } catch (const Error&) {

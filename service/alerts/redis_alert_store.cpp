@@ -249,7 +249,23 @@ void RedisAlertStore::claim_locked(int64_t now_ms) {
     call1(cmd);
     next_heartbeat_ms_ = now_ms + std::max<int64_t>(claim_idle_ms_ / 4, 100);
   }
-  Reply fresh = call1({"XREADGROUP", "GROUP", kGroup, consumer_, "COUNT", "256", "STREAMS", key("outbox"), ">"});
+  const std::vector<std::string> read = {"XREADGROUP", "GROUP", kGroup, consumer_, "COUNT", "256",
+                                         "STREAMS", key("outbox"), ">"};
+  Reply fresh = call({read}).front();
+  if (fresh.is_error() && fresh.str.rfind("NOGROUP", 0) == 0) {
+    // The stream or its group is gone: Redis restarted without persistence,
+    // was flushed, or failed over to an empty replica. Delivery would stay
+    // stuck on this error until a restart; the group is made again (from
+    // id 0: whatever was enqueued since is sent).
+    spdlog::error("alerts: redis lost the outbox consumer group ({}); recreated it. Pending alerts enqueued before "
+                  "the loss are gone with Redis's data",
+                  fresh.str);
+    Reply made = call({{"XGROUP", "CREATE", key("outbox"), kGroup, "0", "MKSTREAM"}}).front();
+    if (made.is_error() && made.str.rfind("BUSYGROUP", 0) != 0) check(made, "XGROUP CREATE");
+    fresh = call1(read);
+  } else {
+    check(fresh, "XREADGROUP");
+  }
   if (fresh.type == Reply::Type::kArray)
     for (const auto& stream : fresh.elements)
       if (stream.elements.size() >= 2) take(stream.elements[1]);

@@ -7,6 +7,7 @@
 
 #include <thread>
 
+#include "pipeline/core/metrics.h"
 #include "pipeline/core/time.h"
 #include "tests/pipeline/store/redis_server.h"
 #include "tests/test_util.h"
@@ -181,6 +182,35 @@ TEST_F(RedisAlertStoreTest, AClaimHasOneOwnerUntilItExpires) {
   EXPECT_TRUE(b->claim("rule1:00000000000000ff:resolved", 300));  // another key
   logsift::test::let_time_pass(400ms);  // past the 300 ms ttl: a time-based expiry
   EXPECT_TRUE(b->claim("rule1:00000000000000ff:firing", 300));  // expired: the next incident
+}
+
+}  // namespace
+}  // namespace logsift
+
+namespace logsift {
+namespace {
+
+// Redis restarted without persistence (or flushed, or failed over to an
+// empty replica): the outbox's consumer group is gone and XREADGROUP answers
+// NOGROUP. Delivery used to stay stuck on that error until a restart, and
+// the error replies were not counted. Now the group is made again at once:
+// alerts enqueued after the loss are delivered, and the errors are counted.
+TEST_F(RedisAlertStoreTest, AGroupLostWithRedisDataIsRecreatedAndCounted) {
+  auto a = open("a");
+  a->enqueue({row("alrt_before", "sub_1", 100)});
+  EXPECT_EQ(ids(a->due(1000, 10, {})), std::vector<std::string>{"alrt_before"});
+  a->mark_delivered("alrt_before", 1, 200, 1000);
+
+  redis::Connection admin(redis::parse_url("unix://" + server_->socket()), redis::Options{});
+  ASSERT_FALSE(admin.command({"FLUSHALL"}).is_error());
+  const uint64_t errors_before = metrics().redis_errors.get();
+  a->enqueue({row("alrt_after", "sub_1", 2000)});
+  EXPECT_EQ(ids(a->due(3000, 10, {})), std::vector<std::string>{"alrt_after"});
+  EXPECT_GT(metrics().redis_errors.get(), errors_before) << "the NOGROUP reply was not counted";
+  // And it keeps working.
+  a->mark_delivered("alrt_after", 1, 200, 3000);
+  a->enqueue({row("alrt_later", "sub_1", 4000)});
+  EXPECT_EQ(ids(a->due(5000, 10, {})), std::vector<std::string>{"alrt_later"});
 }
 
 }  // namespace
