@@ -50,7 +50,9 @@ from the real pool (that event's lines). Digits inside words are
 re-randomised too (HTTP/1.1, x86_64, conn788), as in gen_corpus.py, but not
 a source location's line number (main.go:241, App.java:88): a statement is
 written from one line of its program, and caller=file.go:LINE is how
-Prometheus, Alertmanager and etcd lines say which statement they are. Output is deterministic for (N, SEED, S, sets, text), and the
+Prometheus, Alertmanager and etcd lines say which statement they are
+(--fresh-source-lines re-randomises them too: every such line is then a new
+template, the harsher stream). Output is deterministic for (N, SEED, S, sets, text), and the
 stream for N is a prefix of the stream for any larger N; it is written as
 it is made (N may be 10,000,000).
 
@@ -156,10 +158,15 @@ def _range_slot(lo: int, hi: int, width: int):
     return ("r", lo, hi - lo + 1, width) if lo <= hi else None
 
 
+# --fresh-source-lines: a source location's line number is re-randomised too
+# (every caller=file.go:LINE line a new template): the harsher stream.
+KEEP_SOURCE_LINES = True
+
+
 def plan(line: str):
     """Splits a line into literals and digit slots: [lit0, slot0, lit1, slot1, ..., litK]."""
     constrained = {}
-    for rx, kinds in _SHAPES:
+    for rx, kinds in (_SHAPES if KEEP_SOURCE_LINES else _SHAPES[1:]):
         for m in rx.finditer(line):
             for g, kind in enumerate(kinds, 1):
                 if kind is None or kind == "sep" or m.start(g) < 0:
@@ -293,6 +300,8 @@ def main(argv: list[str] | None = None) -> int:
             p.add_argument("n", type=int, help="number of lines")
             p.add_argument("seed", type=int, help="random seed")
             p.add_argument("--zipf", type=float, default=1.1, help="Zipf exponent over event ranks (default 1.1)")
+            p.add_argument("--fresh-source-lines", action="store_true",
+                           help="re-randomise source line numbers (main.go:241) too, as any other digit run")
         p.add_argument("--sets", default=DEFAULT_SETS,
                        help=f"comma-separated labelled set dirs, relative to the repo root (default {DEFAULT_SETS})")
         p.add_argument("--text", choices=("raw", "content"), default="raw",
@@ -306,6 +315,8 @@ def main(argv: list[str] | None = None) -> int:
             ap.error("N must be >= 0")
         if args.zipf < 0:
             ap.error("--zipf must be >= 0")
+        global KEEP_SOURCE_LINES
+        KEEP_SOURCE_LINES = not args.fresh_source_lines
         n, events = stream(systems, args.n, args.seed, args.zipf)
         print(f"gen_real_stream: stream lines={n} events={events} systems={len(systems)} seed={args.seed} "
               f"zipf={args.zipf:g} text={args.text} sets={','.join(dirs)}", file=sys.stderr)
