@@ -211,5 +211,58 @@ TEST(StorageFaults, DataDirRemovedWhileRunningIsReportedAndLinesAreRefused) {
   EXPECT_EQ(http_get(server.http_port(), "/healthz").status, 200);
 }
 
+// An ext4 data dir (a loop device, mounted errors=remount-ro) that hits an
+// error under the running server and turns read-only: lines and
+// subscriptions are refused with 503 and the reason, /readyz says degraded
+// (it said ready before), /healthz stays up, and a restart is refused with a
+// clear message.
+TEST(StorageFaults, FilesystemTurnedReadOnlyIsReportedAndRefused) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root for a loop mount";
+  TempDir work;
+  const std::string image = work.path() + "/fs.img", mnt = work.path() + "/mnt";
+  std::filesystem::create_directories(mnt);
+  { std::ofstream(image).close(); }
+  std::filesystem::resize_file(image, 32u << 20);
+  RunResult mkfs = run_program({"/usr/sbin/mkfs.ext4", "-q", "-F", image});
+  if (!mkfs.exit.clean()) GTEST_SKIP() << "mkfs.ext4: " << mkfs.describe();
+  RunResult mnt_r = run_program({"/usr/bin/mount", "-o", "loop,errors=remount-ro", image, mnt});
+  if (!mnt_r.exit.clean()) GTEST_SKIP() << "loop mount: " << mnt_r.describe();
+  struct Unmount {
+    std::string dir;
+    ~Unmount() { run_program({"/usr/bin/umount", "-l", dir}); }
+  } unmount{mnt};
+  const RunResult src = run_program({"/usr/bin/findmnt", "-n", "-o", "SOURCE", mnt});
+  std::string dev = src.out.substr(0, src.out.find('\n'));
+  dev = dev.substr(dev.rfind('/') + 1);
+  const std::string trigger = "/sys/fs/ext4/" + dev + "/trigger_fs_error";
+  if (!std::filesystem::exists(trigger)) GTEST_SKIP() << "no " << trigger;
+
+  ServerOptions o;
+  o.data_dir = mnt + "/data";
+  {
+    ServerProcess server(o);
+    ASSERT_TRUE(server.start_ready());
+    post_lines(server.http_port(), 11, 200);
+    // The kernel's reaction to a filesystem error: errors=remount-ro.
+    { std::ofstream(trigger) << "logsift test\n"; }
+    HttpResponse r = post_infer(server.http_port(), "user 42 logged in from a read-only disk");
+    EXPECT_EQ(r.status, 503) << r.describe();
+    EXPECT_EQ(r.headers["retry-after"], "1");
+    EXPECT_NE(r.json_body().value("error", "").find("store unavailable"), std::string::npos) << r.describe();
+    HttpResponse ready = http_get(server.http_port(), "/readyz");
+    EXPECT_EQ(ready.status, 503) << ready.describe();
+    EXPECT_EQ(ready.json_body().value("status", ""), "degraded") << ready.describe();
+    EXPECT_EQ(http_get(server.http_port(), "/healthz").status, 200);
+    const json sub = {{"url", "https://hooks.example.com/x"}, {"rules", json::array({{{"kind", "new_cluster"}}})}};
+    HttpResponse s = http_request(server.http_port(), "POST", "/subscriptions", sub.dump(), "application/json");
+    EXPECT_EQ(s.status, 503) << s.describe();
+    server.stop();
+  }
+  ServerProcess again(o);
+  EXPECT_FALSE(again.start()) << "started on a read-only data dir";
+  again.stop();
+  EXPECT_NE(again.log_text().find("startup failed"), std::string::npos) << again.log_text();
+}
+
 }  // namespace
 }  // namespace logsift_it
