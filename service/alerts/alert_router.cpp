@@ -74,7 +74,7 @@ json AlertRouter::create(const json& body) {
   Subscription s;
   if (!body.contains("url") || !body["url"].is_string()) throw FieldError("url", "'url' must be a string");
   s.url = body["url"].get<std::string>();
-  const auto url = webhook::parse_url(s.url);
+  const auto url = webhook::parse_webhook_url(s.url);
   if (!url) throw FieldError("url", "'url' must be an http:// or https:// URL with a host");
   if (policy_) {
     if (std::string why = policy_->check_host(url->host, static_cast<uint16_t>(std::stoi(url->port))); !why.empty())

@@ -358,7 +358,7 @@ void Client::post(Request req, std::function<void(Result)> done) {
     });
   };
 
-  auto url = parse_url(req.url);
+  auto url = parse_webhook_url(req.url);
   if (!url) return reject_async("invalid url");
   for (const auto& [name, value] : req.headers) {
     if (!valid_header_name(name) || !valid_header_value(value)) {

@@ -26,7 +26,7 @@ bool is_host_char(char c) {
 
 }  // namespace
 
-std::optional<Url> parse_url(std::string_view url) {
+std::optional<Url> parse_webhook_url(std::string_view url) {
   for (const char c : url) {
     const auto u = static_cast<unsigned char>(c);
     if (u <= 0x20 || u >= 0x7f) return std::nullopt;

@@ -19,7 +19,7 @@ struct Url {
 // Accepts only absolute http/https URLs with a host. Rejects userinfo
 // ("user@host"), spaces, control and non-ASCII bytes, empty or out-of-range
 // ports and malformed IPv6 literals. Strips a "#fragment"; keeps "?query".
-std::optional<Url> parse_url(std::string_view url);
+std::optional<Url> parse_webhook_url(std::string_view url);
 
 inline constexpr std::chrono::milliseconds kMaxRetryAfter = std::chrono::hours(1);
 

@@ -1,5 +1,5 @@
 // What users and receivers hand the webhook client: subscription URLs
-// (parse_url) and Retry-After values (parse_retry_after), both from the
+// (parse_webhook_url) and Retry-After values (parse_retry_after), both from the
 // whole input. Invariants: a parsed URL is http(s), has a host without
 // spaces or '@', a port in 1..65535 and a target starting with '/'; a
 // Retry-After is within [0, kMaxRetryAfter].
@@ -13,7 +13,7 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view in(reinterpret_cast<const char*>(data), size);
-  if (auto u = logsift::webhook::parse_url(in)) {
+  if (auto u = logsift::webhook::parse_webhook_url(in)) {
     if (u->scheme != "http" && u->scheme != "https") __builtin_trap();
     if (u->host.empty() || u->host.find_first_of(" @/") != std::string::npos) __builtin_trap();
     const int port = std::stoi(u->port);

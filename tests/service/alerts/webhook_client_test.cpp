@@ -463,37 +463,37 @@ TEST(WebhookRetryAfter, ParsesSecondsAndDates) {
 }
 
 TEST(WebhookUrl, ParsesGoodUrls) {
-  auto u = parse_url("http://example.com");
+  auto u = parse_webhook_url("http://example.com");
   ASSERT_TRUE(u);
   EXPECT_EQ(u->scheme, "http");
   EXPECT_EQ(u->host, "example.com");
   EXPECT_EQ(u->port, "80");
   EXPECT_EQ(u->target, "/");
 
-  u = parse_url("HTTPS://hooks.example.com/a/b?x=1&y=2#section");
+  u = parse_webhook_url("HTTPS://hooks.example.com/a/b?x=1&y=2#section");
   ASSERT_TRUE(u);
   EXPECT_EQ(u->scheme, "https");
   EXPECT_EQ(u->port, "443");
   EXPECT_EQ(u->target, "/a/b?x=1&y=2");
 
-  u = parse_url("http://127.0.0.1:8080?q=1");
+  u = parse_webhook_url("http://127.0.0.1:8080?q=1");
   ASSERT_TRUE(u);
   EXPECT_EQ(u->host, "127.0.0.1");
   EXPECT_EQ(u->port, "8080");
   EXPECT_EQ(u->target, "/?q=1");
 
-  u = parse_url("https://[::1]:8443/hook");
+  u = parse_webhook_url("https://[::1]:8443/hook");
   ASSERT_TRUE(u);
   EXPECT_EQ(u->host, "::1");
   EXPECT_EQ(u->port, "8443");
   EXPECT_EQ(u->target, "/hook");
 
-  u = parse_url("http://[2001:db8::1]");
+  u = parse_webhook_url("http://[2001:db8::1]");
   ASSERT_TRUE(u);
   EXPECT_EQ(u->host, "2001:db8::1");
   EXPECT_EQ(u->port, "80");
 
-  u = parse_url("http://alert_sink:9000/");
+  u = parse_webhook_url("http://alert_sink:9000/");
   ASSERT_TRUE(u);
   EXPECT_EQ(u->host, "alert_sink");
 }
@@ -507,9 +507,9 @@ TEST(WebhookUrl, RejectsBadUrls) {
                           "http://example.com:123456/", "http://[::1/", "http://[not-ipv6]/",
                           "http://[::1]x/", "http://::1/", "http://exa%6dple.com/",
                           "http://ex\xc3\xa4mple.com/"}) {
-    EXPECT_FALSE(parse_url(bad)) << bad;
+    EXPECT_FALSE(parse_webhook_url(bad)) << bad;
   }
-  EXPECT_FALSE(parse_url(std::string_view("http://a\0b/", 11)));
+  EXPECT_FALSE(parse_webhook_url(std::string_view("http://a\0b/", 11)));
 }
 
 }  // namespace
