@@ -14,7 +14,13 @@ then stops the server by PID with SIGTERM and checks that it exits 0.
 Exit status 0 only if nothing was lost, every signature verified and the
 server exited 0.
 
-usage: /usr/bin/python3 bench/alert_latency.py BUILD_DIR [N] [--rate LINES_PER_S]
+With --hung-receivers K, K more subscriptions point at receivers that hang
+(every other one never answers; the rest send a status line and headers,
+then one byte a second of a body they never finish), and the latency is
+still measured at the healthy receiver: a hung receiver must not delay
+another receiver's alerts.
+
+usage: /usr/bin/python3 bench/alert_latency.py BUILD_DIR [N] [--rate LINES_PER_S] [--hung-receivers K]
 Standard library only.
 """
 
@@ -165,6 +171,51 @@ class Receiver:
         self.server.server_close()
 
 
+class HungReceiver:
+    """Accepts connections on 127.0.0.1:0 and never completes a reply: silent,
+    or (trickle) a status line and headers, then one body byte a second."""
+
+    def __init__(self, trickle):
+        self.trickle = trickle
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(64)
+        self.port = self.sock.getsockname()[1]
+        self.held = []
+        self.accepted = 0
+        self.closed = False
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while not self.closed:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            self.accepted += 1
+            self.held.append(conn)
+            if self.trickle:
+                threading.Thread(target=self._trickle, args=(conn,), daemon=True).start()
+
+    def _trickle(self, conn):
+        try:
+            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n")
+            while not self.closed:
+                conn.sendall(b"x")
+                time.sleep(1.0)  # the trickle itself: one byte a second
+        except OSError:
+            pass
+
+    def url(self):
+        return "http://127.0.0.1:%d/hook" % self.port
+
+    def close(self):
+        self.closed = True
+        self.sock.close()
+        for c in self.held:
+            c.close()
+
+
 class Server:
     """A `logsift serve` child; output drained by a thread."""
 
@@ -299,6 +350,8 @@ def main():
     ap.add_argument("n", nargs="?", type=int, default=500, help="alerts to raise (default 500)")
     ap.add_argument("--rate", type=float, default=100.0, help="lines per second (default 100)")
     ap.add_argument("--seed", type=int, default=4242)
+    ap.add_argument("--hung-receivers", type=int, default=0,
+                    help="subscriptions whose receivers hang or trickle, beside the measured one (default 0)")
     ap.add_argument("--wait", type=float, default=30.0,
                     help="seconds to wait for the last alerts after sending (default 30)")
     args = ap.parse_args()
@@ -310,7 +363,9 @@ def main():
 
     data_dir = tempfile.mkdtemp(prefix="logsift-bench-alerts-")
     receiver = Receiver()
-    server = Server(binary, data_dir, ["--log-level", "warn"])
+    hung = [HungReceiver(trickle=k % 2 == 1) for k in range(args.hung_receivers)]
+    # The receivers are on loopback, which the SSRF guard refuses unless allowed.
+    server = Server(binary, data_dir, ["--log-level", "warn", "--webhook-allow-cidrs", "127.0.0.0/8"])
     ok = True
     try:
         if not server.wait_listening(20.0):
@@ -334,6 +389,12 @@ def main():
         if status != 201:
             print("POST /subscriptions -> %d %s" % (status, payload[:300]), file=sys.stderr)
             return 1
+        for h in hung:
+            status, payload = http_call(port, "POST", "/subscriptions",
+                                        {"url": h.url(), "secret": SECRET, "rules": ["new_cluster"]})
+            if status != 201:
+                print("POST /subscriptions (hung) -> %d %s" % (status, payload[:300]), file=sys.stderr)
+                return 1
 
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
         new_clusters = set()
@@ -404,6 +465,9 @@ def main():
         print("lines=%d send_s=%.1f rate=%.0f/s requests=%d redeliveries=%d bad_signatures=%d bad_bodies=%d"
               % (lines_sent, send_s, lines_sent / send_s if send_s > 0 else 0, len(records),
                  redeliveries, bad_sig, bad_body))
+        if hung:
+            print("hung_receivers=%d connections_they_held=%d"
+                  % (len(hung), sum(h.accepted for h in hung)))
         if sent < args.n:
             print("only %d of %d lines opened a new cluster" % (sent, args.n), file=sys.stderr)
         if lost or bad_sig or bad_body or sent < args.n:
@@ -411,6 +475,8 @@ def main():
     finally:
         code = server.stop()
         receiver.close()
+        for h in hung:
+            h.close()
         shutil.rmtree(data_dir, ignore_errors=True)
         print("server exit=%s" % code)
         if code != 0:
