@@ -227,7 +227,7 @@ std::vector<bool> SqliteCatalog::apply(const std::vector<ClusterUpdate>& updates
     tx_->rollback();
     throw;
   }
-  if (!unavailable().empty()) set_unavailable({});
+  if (failing_.load(std::memory_order_relaxed)) set_unavailable({});
   clusters_.fetch_add(std::count(is_new.begin(), is_new.end(), true), std::memory_order_relaxed);
   if (restart_wal_.exchange(false, std::memory_order_relaxed)) {
     const int64_t t0 = mono_ns();
@@ -243,6 +243,7 @@ void SqliteCatalog::set_unavailable(std::string why) {
   if (why.empty() && !unavailable_.empty()) spdlog::info("catalog: writes work again ({})", unavailable_);
   if (!why.empty() && unavailable_.empty()) spdlog::error("catalog: {}; lines are refused until writes work", why);
   unavailable_ = std::move(why);
+  failing_.store(!unavailable_.empty(), std::memory_order_relaxed);
 }
 
 std::string SqliteCatalog::unavailable() const {
@@ -259,7 +260,7 @@ void SqliteCatalog::flush() {
     set_unavailable(gone + " while running: restart to open a new catalog, or restore the data dir");
     return;
   }
-  if (unavailable().empty()) return;
+  if (!failing_.load(std::memory_order_relaxed)) return;
   try {
     tx_->begin();
     try {

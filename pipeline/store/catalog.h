@@ -174,6 +174,7 @@ class SqliteCatalog final : public Catalog {
   void set_unavailable(std::string why);
   mutable std::mutex unavailable_mu_;
   std::string unavailable_;
+  std::atomic<bool> failing_{false};  // !unavailable_.empty(), read by every commit without the lock
 };
 
 }  // namespace logsift

@@ -87,17 +87,16 @@ void DeliveryWorker::pump() {
     // Rows in flight, and rows of a receiver at its concurrency limit (counting
     // what this pump picks), are not sendable: a receiver that hangs holds
     // only its own delivery_concurrency rows, never another receiver's turn.
-    auto sendable = [this](const std::string& id, const std::string& sub) {
-      if (in_flight_.count(id)) return false;
-      auto it = in_flight_per_sub_.find(sub);
-      return it == in_flight_per_sub_.end() || it->second < config_.delivery_concurrency;
-    };
     std::map<std::string, int> picked;  // per subscription, this pump
-    auto pick = [&](const std::string& id, const std::string& sub) {
+    auto sendable = [&](const std::string& id, const std::string& sub) {
       if (in_flight_.count(id)) return false;
       auto it = in_flight_per_sub_.find(sub);
-      const int busy = (it == in_flight_per_sub_.end() ? 0 : it->second) + picked[sub];
-      if (busy >= config_.delivery_concurrency) return false;
+      const int busy = it == in_flight_per_sub_.end() ? 0 : it->second;
+      auto p = picked.find(sub);
+      return busy + (p == picked.end() ? 0 : p->second) < config_.delivery_concurrency;
+    };
+    auto pick = [&](const std::string& id, const std::string& sub) {
+      if (!sendable(id, sub)) return false;
       ++picked[sub];
       return true;
     };
@@ -112,10 +111,10 @@ void DeliveryWorker::pump() {
           metrics().alerts_dead_lettered.inc();
           continue;
         }
-        if (in_flight_per_sub_[row.subscription_id] >= config_.delivery_concurrency) continue;  // bounded per receiver
-        send(row, *it->second);
+        send(row, *it->second);  // pick() kept each receiver within delivery_concurrency
       }
     }
+    picked.clear();  // what was picked is in flight now (or dead-lettered): counted there
     // Sleep until the next row we could send; wake() and results pump earlier.
     // Rows in flight, or of a receiver at its concurrency limit, do not count:
     // their attempts' results wake us (no 1 ms polling while they run).
