@@ -14,7 +14,7 @@ the truth, so every set is unseen to it, and the figures compare with the
 denoiser's leave-one-out word-token F1 (models/README.md; v2: 0.829 mean).
 
 It measures a proposal (models/README.md, "Tried and not shipped
-(2026-11-26, second session)"); it trains nothing.
+(2026-11-26)"); it trains nothing.
 """
 from __future__ import annotations
 
