@@ -1,6 +1,8 @@
 #include "service/alerts/alert_store.h"
 
+#include <algorithm>
 #include <filesystem>
+#include <tuple>
 #include <stdexcept>
 
 #include "pipeline/core/time.h"
@@ -81,7 +83,9 @@ SqliteAlertStore::SqliteAlertStore(const std::string& data_dir) {
        " created_ms INTEGER NOT NULL, next_attempt_ms INTEGER NOT NULL, updated_ms INTEGER NOT NULL,"
        " payload TEXT NOT NULL);"
        "CREATE INDEX IF NOT EXISTS outbox_due ON outbox(status, next_attempt_ms);"
-       "CREATE INDEX IF NOT EXISTS outbox_created ON outbox(created_ms DESC);");
+       "CREATE INDEX IF NOT EXISTS outbox_created ON outbox(created_ms DESC);"
+       // Delivery reads each subscription's oldest due rows (fair and bounded).
+       "CREATE INDEX IF NOT EXISTS outbox_sub_due ON outbox(subscription_id, status, next_attempt_ms, id);");
 }
 
 SqliteAlertStore::~SqliteAlertStore() = default;
@@ -143,30 +147,63 @@ void SqliteAlertStore::enqueue(const std::vector<OutboxRow>& rows) {
 std::vector<OutboxRow> SqliteAlertStore::due(int64_t now_ms, size_t limit, size_t per_subscription,
                                              const Sendable& sendable) {
   std::lock_guard lock(mu_);
-  std::vector<OutboxRow> out;
-  // The oldest due rows of each subscription (a window over the pending-due
-  // index), then all of them in due order: at most subscriptions x
-  // per_subscription rows are read, however many a hung receiver has due.
-  std::string sql = std::string("SELECT ") + kRowColumns + " FROM (SELECT " + kRowColumns +
-                    ", ROW_NUMBER() OVER (PARTITION BY subscription_id ORDER BY next_attempt_ms, id) AS rank"
-                    " FROM outbox WHERE status = 'pending' AND next_attempt_ms <= ?1)"
-                    " WHERE rank <= ?2 ORDER BY next_attempt_ms, id";
+  // The oldest due rows of each subscription, read through the
+  // (subscription, status, due) index: at most subscriptions x
+  // per_subscription rows are read, however many a hung receiver has due,
+  // so a pump costs the same with a backlog of ten or of ten thousand.
+  // Pending rows always belong to a listed subscription (a delete drops
+  // them in the same transaction).
+  std::vector<OutboxRow> rows;
+  const int64_t per_sub = static_cast<int64_t>(std::min<size_t>(per_subscription, INT64_MAX));
+  std::string sql = std::string("SELECT ") + kRowColumns +
+                    " FROM outbox WHERE subscription_id = ?1 AND status = 'pending' AND next_attempt_ms <= ?2"
+                    " ORDER BY next_attempt_ms, id LIMIT ?3";
   Q q(*db_, sql.c_str());
-  q.bind(1, now_ms).bind(2, static_cast<int64_t>(std::min<size_t>(per_subscription, INT64_MAX)));
-  while (out.size() < limit && q.step()) {
-    OutboxRow r = read_row(q);
+  for (const auto& sub : subscription_ids_locked()) {
+    q.bind(1, sub).bind(2, now_ms).bind(3, per_sub);
+    while (q.step()) rows.push_back(read_row(q));
+    q.reset();
+  }
+  std::sort(rows.begin(), rows.end(), [](const OutboxRow& a, const OutboxRow& b) {
+    return std::tie(a.next_attempt_ms, a.id) < std::tie(b.next_attempt_ms, b.id);
+  });
+  std::vector<OutboxRow> out;
+  for (auto& r : rows) {
+    if (out.size() >= limit) break;
     if (sendable(r.id, r.subscription_id)) out.push_back(std::move(r));
   }
   return out;
 }
 
-std::optional<int64_t> SqliteAlertStore::next_due(const Sendable& sendable) {
+std::optional<int64_t> SqliteAlertStore::next_due(size_t per_subscription, const Sendable& sendable) {
   std::lock_guard lock(mu_);
-  Q q(*db_, "SELECT id, subscription_id, next_attempt_ms FROM outbox WHERE status = 'pending'"
-            " ORDER BY next_attempt_ms, id");
-  while (q.step())
-    if (sendable(q.col_text(0), q.col_text(1))) return q.col_int(2);
-  return std::nullopt;
+  // Per subscription, its first `per_subscription` pending rows in due
+  // order: a receiver below its concurrency limit has fewer rows than that
+  // in flight, so its earliest sendable row is among them; one at its limit
+  // accepts none. Either way the scan is bounded by the limit, not the
+  // backlog.
+  const int64_t per_sub = static_cast<int64_t>(std::min<size_t>(per_subscription, INT64_MAX));
+  Q q(*db_, "SELECT id, next_attempt_ms FROM outbox WHERE subscription_id = ?1 AND status = 'pending'"
+            " ORDER BY next_attempt_ms, id LIMIT ?2");
+  std::optional<int64_t> next;
+  for (const auto& sub : subscription_ids_locked()) {
+    q.bind(1, sub).bind(2, per_sub);
+    while (q.step()) {
+      if (!sendable(q.col_text(0), sub)) continue;
+      const int64_t t = q.col_int(1);
+      if (!next || t < *next) next = t;
+      break;
+    }
+    q.reset();
+  }
+  return next;
+}
+
+std::vector<std::string> SqliteAlertStore::subscription_ids_locked() {
+  std::vector<std::string> ids;
+  Q q(*db_, "SELECT id FROM subscriptions ORDER BY id");
+  while (q.step()) ids.push_back(q.col_text(0));
+  return ids;
 }
 
 void SqliteAlertStore::mark_delivered(const std::string& id, int attempts, int status, int64_t now_ms) {

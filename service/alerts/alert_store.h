@@ -86,7 +86,11 @@ class AlertStore {
   // Earliest next_attempt_ms of those rows that `sendable` accepts
   // (the delivery worker skips rows in flight and receivers at their
   // concurrency limit: those wake it when an attempt finishes). nullopt: none.
-  virtual std::optional<int64_t> next_due(const Sendable& sendable) = 0;
+  // Only each subscription's `per_subscription` oldest pending rows are
+  // looked at: with at most that many in flight per receiver, a receiver
+  // that can take a row has it among them.
+  virtual std::optional<int64_t> next_due(size_t per_subscription, const Sendable& sendable) = 0;
+  std::optional<int64_t> next_due(const Sendable& sendable) { return next_due(SIZE_MAX, sendable); }
   virtual void mark_delivered(const std::string& id, int attempts, int status, int64_t now_ms) = 0;
   virtual void schedule_retry(const std::string& id, int attempts, int status, const std::string& error,
                               int64_t next_ms, int64_t now_ms) = 0;
@@ -132,7 +136,8 @@ class SqliteAlertStore final : public AlertStore {
   void enqueue(const std::vector<OutboxRow>& rows) override;
   using AlertStore::due;
   std::vector<OutboxRow> due(int64_t now_ms, size_t limit, size_t per_subscription, const Sendable& sendable) override;
-  std::optional<int64_t> next_due(const Sendable& sendable) override;
+  using AlertStore::next_due;
+  std::optional<int64_t> next_due(size_t per_subscription, const Sendable& sendable) override;
   void mark_delivered(const std::string& id, int attempts, int status, int64_t now_ms) override;
   void schedule_retry(const std::string& id, int attempts, int status, const std::string& error, int64_t next_ms,
                       int64_t now_ms) override;
@@ -146,6 +151,8 @@ class SqliteAlertStore final : public AlertStore {
   int64_t prune(int64_t before_ms) override;
 
  private:
+  std::vector<std::string> subscription_ids_locked();
+
   std::mutex mu_;
   std::unique_ptr<sqlite::Db> db_;
   std::atomic<int64_t> version_{0};  // only this process writes the file (the data dir lock)

@@ -118,7 +118,9 @@ void DeliveryWorker::pump() {
     // Sleep until the next row we could send; wake() and results pump earlier.
     // Rows in flight, or of a receiver at its concurrency limit, do not count:
     // their attempts' results wake us (no 1 ms polling while they run).
-    const auto next = in_flight_.size() < 256 ? store_.next_due(sendable) : std::nullopt;
+    const auto next = in_flight_.size() < 256
+                          ? store_.next_due(static_cast<size_t>(config_.delivery_concurrency), sendable)
+                          : std::nullopt;
     arm_timer(next ? std::clamp<int64_t>(*next - now, 1, 1000) : 1000);
   } catch (const std::exception& e) {
     spdlog::error("delivery: {}", e.what());

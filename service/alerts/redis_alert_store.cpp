@@ -326,7 +326,8 @@ std::vector<OutboxRow> RedisAlertStore::due(int64_t now_ms, size_t limit, size_t
   return out;
 }
 
-std::optional<int64_t> RedisAlertStore::next_due(const Sendable& sendable) {
+std::optional<int64_t> RedisAlertStore::next_due(size_t /*per_subscription: the rows held here are bounded*/,
+                                                 const Sendable& sendable) {
   std::lock_guard lock(mu_);
   std::optional<int64_t> next;
   for (const auto& [id, o] : owned_)

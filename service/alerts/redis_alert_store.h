@@ -59,7 +59,8 @@ class RedisAlertStore final : public AlertStore {
   void enqueue(const std::vector<OutboxRow>& rows) override;
   using AlertStore::due;
   std::vector<OutboxRow> due(int64_t now_ms, size_t limit, size_t per_subscription, const Sendable& sendable) override;
-  std::optional<int64_t> next_due(const Sendable& sendable) override;
+  using AlertStore::next_due;
+  std::optional<int64_t> next_due(size_t per_subscription, const Sendable& sendable) override;
   void mark_delivered(const std::string& id, int attempts, int status, int64_t now_ms) override;
   void schedule_retry(const std::string& id, int attempts, int status, const std::string& error, int64_t next_ms,
                       int64_t now_ms) override;

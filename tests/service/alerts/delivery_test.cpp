@@ -220,7 +220,10 @@ class RecordingDownStore final : public AlertStore {
   std::vector<OutboxRow> due(int64_t now, size_t limit, size_t per_sub, const Sendable& sendable) override {
     return s_.due(now, limit, per_sub, sendable);
   }
-  std::optional<int64_t> next_due(const Sendable& sendable) override { return s_.next_due(sendable); }
+  using AlertStore::next_due;
+  std::optional<int64_t> next_due(size_t per_sub, const Sendable& sendable) override {
+    return s_.next_due(per_sub, sendable);
+  }
   void mark_delivered(const std::string& id, int attempts, int status, int64_t now) override {
     if (down) throw std::runtime_error("store away");
     s_.mark_delivered(id, attempts, status, now);
