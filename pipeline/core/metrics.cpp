@@ -144,6 +144,9 @@ std::string Metrics::prometheus() const {
   counter("logsift_alerts_delivered_total", "Alerts acknowledged by a receiver (2xx).", alerts_delivered.get());
   counter("logsift_alert_attempts_failed_total", "Delivery attempts that failed and will be retried.",
           alert_attempts_failed.get());
+  counter("logsift_alerts_dropped_total",
+          "Alerts dropped because the outbox could not take them and the in-memory hold was full.",
+          alerts_dropped.get());
   counter("logsift_alerts_dead_lettered_total", "Alerts moved to failed (dead letter).", alerts_dead_lettered.get());
   counter("logsift_delivery_wakeups_total", "Times the delivery worker looked at the outbox.", delivery_wakeups.get());
   counter("logsift_aggregator_evictions_total", "Clusters evicted from the aggregator's bounded state.",
@@ -159,6 +162,8 @@ std::string Metrics::prometheus() const {
   };
   gauge("logsift_redis_buffered_lines", "Lines whose catalog writes wait in memory for Redis to come back.",
         redis_buffered_lines.get());
+  gauge("logsift_alerts_held", "Alerts held in memory until the outbox can take them (a storage fault).",
+        alerts_held.get());
   gauge("logsift_alert_rules", "Alert rules evaluated (the union over subscriptions).", alert_rules.get());
   gauge("logsift_inflight_batches", "Batches admitted to the pipeline and not finished.", inflight_batches.get());
   gauge("logsift_inflight_lines", "Lines admitted to the pipeline and not finished.", inflight_lines.get());

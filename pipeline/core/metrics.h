@@ -150,6 +150,8 @@ struct Metrics {
   Counter queue_lines;
   Counter queue_acked;
   Counter alert_claims_lost;
+  Counter alerts_dropped;  // alerts held for an unwritable outbox and dropped at the bound
+  Gauge alerts_held;       // alerts held in memory until the outbox can take them
   Gauge redis_buffered_lines;
   Counter redis_buffer_rejected;
   Gauge alert_rules;  // rules the aggregator evaluates (the union over subscriptions)

@@ -40,7 +40,11 @@ AlertRouter::AlertRouter(AlertStore& store, const Config& config, std::shared_pt
 void AlertRouter::attach(RulesSink rules, std::shared_ptr<DeliveryWorker> delivery) {
   rules_ = std::move(rules);
   delivery_ = std::move(delivery);
-  if (delivery_) delivery_->set_on_pump([this] { refresh(); });
+  if (delivery_)
+    delivery_->set_on_pump([this] {
+      refresh();
+      write_held();
+    });
   reload();
 }
 
@@ -277,14 +281,60 @@ void AlertRouter::on_alerts(std::vector<AlertEvent>&& events) {
     }
   }
   if (rows.empty()) return;
-  try {
-    store_.enqueue(rows);  // durable before any attempt
-    metrics().alerts_enqueued.inc(rows.size());
-  } catch (const std::exception& e) {
-    spdlog::error("alerts: cannot write {} alerts to the outbox: {}", rows.size(), e.what());
-    throw;  // the caller keeps new clusters pending (replayed at the next start)
-  }
+  const size_t n = rows.size();
+  if (!write_or_hold(std::move(rows)))
+    throw std::runtime_error("the outbox cannot take " + std::to_string(n) +
+                             " alerts now; held in memory and written when it can");
   if (delivery_) delivery_->wake();
+}
+
+bool AlertRouter::write_or_hold(std::vector<OutboxRow>&& rows) {
+  std::lock_guard lock(held_mu_);
+  for (auto& r : rows) held_.push_back(std::move(r));
+  if (held_.size() > kMaxHeld) {
+    const size_t over = held_.size() - kMaxHeld;
+    held_.erase(held_.begin(), held_.begin() + static_cast<std::ptrdiff_t>(over));
+    metrics().alerts_dropped.inc(over);
+    spdlog::error("alerts: dropped the {} oldest alerts held for the outbox (at most {} are held in memory)", over,
+                  kMaxHeld);
+  }
+  if (held_.empty()) return true;
+  try {
+    // One transaction; rows already written (a derived id) are skipped.
+    store_.enqueue(std::vector<OutboxRow>(held_.begin(), held_.end()));
+  } catch (const std::exception& e) {
+    const bool first = outbox_error_.empty();
+    outbox_error_ = e.what();
+    metrics().alerts_held.set(static_cast<int64_t>(held_.size()));
+    if (const int64_t t = now_ms(); first || t >= next_held_log_ms_) {
+      next_held_log_ms_ = t + 10000;
+      spdlog::error("alerts: the outbox cannot take alerts: {}; {} held in memory, written when it can", e.what(),
+                    held_.size());
+    }
+    return false;
+  }
+  metrics().alerts_enqueued.inc(held_.size());
+  if (!outbox_error_.empty())
+    spdlog::info("alerts: the outbox takes alerts again; wrote the {} held meanwhile", held_.size());
+  held_.clear();
+  outbox_error_.clear();
+  metrics().alerts_held.set(0);
+  return true;
+}
+
+bool AlertRouter::write_held() {
+  {
+    std::lock_guard lock(held_mu_);
+    if (held_.empty()) return true;
+  }
+  if (!write_or_hold({})) return false;
+  if (delivery_) delivery_->wake();
+  return true;
+}
+
+std::string AlertRouter::outbox_fault() const {
+  std::lock_guard lock(held_mu_);
+  return outbox_error_;
 }
 
 }  // namespace logsift

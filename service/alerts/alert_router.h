@@ -5,6 +5,7 @@
 // transaction before the delivery worker is woken.
 #pragma once
 
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -63,11 +64,27 @@ class AlertRouter {
   // A retry was requested (POST /alerts/{id}/retry).
   void wake_delivery();
 
-  // The aggregator's sink (its thread).
+  // The aggregator's sink (its thread). Throws if the alerts could not be
+  // written to the outbox: they are then held in memory (bounded) and
+  // written by write_held(), and the caller keeps its new clusters
+  // alert-pending so a crash meanwhile is repaired by the replay at start.
   void on_alerts(std::vector<AlertEvent>&& events);
+
+  // Writes the alerts held while the outbox could not take them (the
+  // delivery worker calls it at every pump, so at least once a second).
+  // True when nothing is held any more.
+  bool write_held();
+  // Why the outbox cannot take alerts now ("" when it can): readiness.
+  std::string outbox_fault() const;
+  // Alerts held in memory at most; beyond it the oldest are dropped,
+  // counted and logged.
+  static constexpr size_t kMaxHeld = 100000;
 
  private:
   void reload();  // subscriptions -> rule union + rule_id -> subscriptions
+  // Appends `rows` to the held alerts and writes them all; false (with the
+  // rows kept) if the outbox refused.
+  bool write_or_hold(std::vector<OutboxRow>&& rows);
 
   AlertStore& store_;
   Config config_;
@@ -80,6 +97,12 @@ class AlertRouter {
   std::mutex reload_mu_;     // one reload at a time (HTTP threads and the delivery strand)
   int64_t version_ = -1;     // subscriptions_version() at the last reload
   int64_t next_check_ms_ = 0;
+  // Alerts the outbox could not take (a full or read-only disk, a shared
+  // store away), oldest first, written in order once it can.
+  mutable std::mutex held_mu_;
+  std::deque<OutboxRow> held_;
+  std::string outbox_error_;     // under held_mu_: the last write's error while held_ is not empty
+  int64_t next_held_log_ms_ = 0;  // under held_mu_: at most one log line every 10 s while failing
 };
 
 }  // namespace logsift

@@ -10,6 +10,7 @@
 #include "pipeline/store/catalog.h"
 #include "pipeline/store/redis.h"
 #include "pipeline/store/sqlite.h"
+#include "service/alerts/alert_router.h"
 #include "service/alerts/alert_store.h"
 #include "service/api/auth.h"
 #include "service/api/bulk.h"
@@ -118,7 +119,9 @@ void handle_http_request(ServerContext& ctx, AnyExecutor ex, HttpRequest&& req, 
       if (only(http::verb::get)) respond(json_response(req, http::status::ok, {{"status", "ok"}}));
     } else if (t.path == "/readyz") {
       if (!only(http::verb::get)) return;
-      const std::string store_down = ctx.catalog ? ctx.catalog->unavailable() : std::string();
+      std::string store_down = ctx.catalog ? ctx.catalog->unavailable() : std::string();
+      if (store_down.empty() && ctx.alert_router)
+        if (std::string outbox = ctx.alert_router->outbox_fault(); !outbox.empty()) store_down = "outbox: " + outbox;
       if (ctx.ready && !ctx.draining && store_down.empty())
         respond(json_response(req, http::status::ok, {{"status", "ready"}}));
       else if (ctx.ready && !ctx.draining)  // cluster ids still work; counts and the catalog do not

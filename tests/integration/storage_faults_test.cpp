@@ -9,12 +9,16 @@
 
 #include <cerrno>
 #include <cstring>
+#include <algorithm>
 #include <filesystem>
+#include <iostream>
+#include <set>
 #include <fstream>
 #include <string>
 #include <vector>
 
 #include "harness.h"
+#include "webhook_receiver.h"
 
 namespace logsift_it {
 namespace {
@@ -133,6 +137,86 @@ TEST(StorageFaults, DiskFullRefusesLinesReportsNotReadyAndRecoversWithoutLosingA
   auto counts = cluster_counts(again.http_port());
   ASSERT_TRUE(counts);
   EXPECT_EQ(total_count(*counts), acknowledged);
+}
+
+// Fills the filesystem holding `dir` with one file; returns its path.
+std::string fill_up(const std::string& dir) {
+  const std::string path = dir + "/filler";
+  std::ofstream f(path, std::ios::binary);
+  const std::string block(64 * 1024, 'x');
+  for (int i = 0; i < 4096 && f.write(block.data(), block.size()); ++i) f.flush();
+  return path;
+}
+
+// The outbox's filesystem fills while the catalog's does not (alerts.sqlite
+// is a link to a small tmpfs; SQLite keeps its journal beside the target):
+// lines are still taken, and the alerts they raise, a new cluster's and a
+// threshold crossed during the fault, are held in memory, readiness says
+// why, and once space is back they are written and delivered with no
+// restart: every cluster gets its alert, exactly once.
+TEST(StorageFaults, AlertsRaisedWhileTheOutboxIsFullAreDeliveredWhenSpaceIsBack) {
+  SmallTmpfs outbox_fs("1m");
+  if (!outbox_fs.why_not().empty()) GTEST_SKIP() << outbox_fs.why_not();
+  TempDir data("logsift-outbox-");
+  std::filesystem::create_symlink(outbox_fs.path() + "/alerts.sqlite", data.path() + "/alerts.sqlite");
+  WebhookReceiver rcv;
+  ASSERT_TRUE(rcv.start());
+  ServerOptions o;
+  o.data_dir = data.path();
+  ServerProcess server(o);
+  ASSERT_TRUE(server.start_ready());
+  const int port = server.http_port();
+  ASSERT_TRUE(std::filesystem::exists(outbox_fs.path() + "/alerts.sqlite")) << "the outbox is not on the small disk";
+  const json rules = json::array({"new_cluster", {{"kind", "threshold"}, {"threshold", 50}, {"window", "1m"}}});
+  HttpResponse sub = http_request(port, "POST", "/subscriptions", json{{"url", rcv.url()}, {"rules", rules}}.dump(),
+                                  "application/json");
+  ASSERT_EQ(sub.status, 201) << sub.describe();
+
+  const std::string filler = fill_up(outbox_fs.path());
+  // Ten new clusters, then one line 60 times: past the threshold of 50.
+  json texts = json::array();
+  for (int i = 0; i < 10; ++i) texts.push_back(distinct_line(77, static_cast<uint64_t>(i)));
+  for (int i = 0; i < 60; ++i) texts.push_back(distinct_line(78, 0));
+  HttpResponse r = post_json(port, json{{"texts", texts}});
+  ASSERT_EQ(r.status, 200) << "the catalog's disk has room: " << r.describe();
+  std::set<std::string> clusters;
+  const json reply = r.json_body();
+  for (const auto& item : reply["results"]) clusters.insert(item.value("cluster_id", ""));
+  ASSERT_EQ(clusters.size(), 11u) << r.describe();
+  const std::string hot = reply["results"][10].value("cluster_id", "");
+
+  // Held, and said so: a metric and readiness.
+  EXPECT_TRUE(wait_until([&] { return fetch_metric(port, "logsift_alerts_held").value_or(0) >= 12; }, Millis(5000)))
+      << fetch_metric(port, "logsift_alerts_held").value_or(-1);
+  HttpResponse ready = http_get(port, "/readyz");
+  EXPECT_EQ(ready.status, 503) << ready.describe();
+  EXPECT_NE(ready.json_body().value("store", "").find("outbox"), std::string::npos) << ready.describe();
+  EXPECT_EQ(rcv.count(), 0u);
+
+  // Space comes back: written and sent by themselves, no restart.
+  std::filesystem::remove(filler);
+  EXPECT_TRUE(wait_until([&] { return http_get(port, "/readyz").status == 200; }, Millis(10000)));
+  std::set<std::string> new_cluster_alerts;
+  int threshold_alerts = 0;
+  auto tally = [&] {
+    new_cluster_alerts.clear();
+    threshold_alerts = 0;
+    for (const auto& q : rcv.requests()) {
+      const json a = q.json_body();
+      if (a.value("rule", "") == "new_cluster") new_cluster_alerts.insert(a.value("cluster_id", ""));
+      if (a.value("rule", "") == "threshold" && a.value("cluster_id", "") == hot) ++threshold_alerts;
+    }
+    return new_cluster_alerts.size() == clusters.size() && threshold_alerts >= 1;
+  };
+  EXPECT_TRUE(wait_until(tally, Millis(20000)))
+      << new_cluster_alerts.size() << " new_cluster alerts, " << threshold_alerts << " threshold alerts";
+  EXPECT_EQ(new_cluster_alerts, clusters);
+  EXPECT_EQ(threshold_alerts, 1);
+  EXPECT_EQ(rcv.count(), clusters.size() + 1) << "an alert was sent twice";
+  EXPECT_EQ(fetch_metric(port, "logsift_alerts_held").value_or(-1), 0);
+  EXPECT_EQ(fetch_metric(port, "logsift_alerts_dropped_total").value_or(-1), 0);
+  rcv.stop();
+  EXPECT_TRUE(server.stop().clean());
 }
 
 // Posts `n` distinct lines in batches of 100; all must be acknowledged.
