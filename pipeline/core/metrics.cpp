@@ -144,6 +144,9 @@ std::string Metrics::prometheus() const {
   counter("logsift_alerts_delivered_total", "Alerts acknowledged by a receiver (2xx).", alerts_delivered.get());
   counter("logsift_alert_attempts_failed_total", "Delivery attempts that failed and will be retried.",
           alert_attempts_failed.get());
+  counter("logsift_redis_data_lost_total",
+          "Times Redis was found to have lost its data (the deployment marker gone); each is re-seeded.",
+          redis_data_lost.get());
   counter("logsift_alerts_dropped_total",
           "Alerts dropped because the outbox could not take them and the in-memory hold was full.",
           alerts_dropped.get());

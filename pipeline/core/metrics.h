@@ -150,6 +150,7 @@ struct Metrics {
   Counter queue_lines;
   Counter queue_acked;
   Counter alert_claims_lost;
+  Counter redis_data_lost;  // times the deployment marker was found gone (Redis lost its data)
   Counter alerts_dropped;  // alerts held for an unwritable outbox and dropped at the bound
   Gauge alerts_held;       // alerts held in memory until the outbox can take them
   Gauge redis_buffered_lines;

@@ -107,6 +107,8 @@ class AlertStore {
   // Deletes delivered and failed rows last updated before `before_ms`;
   // returns how many. Pending rows are never pruned.
   virtual int64_t prune(int64_t before_ms) = 0;
+  // Why the store cannot be trusted now ("" when it can): readiness.
+  virtual std::string fault() const { return {}; }
   // One alert per rule firing across replicas: true for the first caller of
   // `key` within ttl_ms (Redis: SET NX PX), false for the others. One
   // process alone (SQLite) always wins.

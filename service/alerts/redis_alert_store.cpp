@@ -7,6 +7,7 @@
 #include <spdlog/spdlog.h>
 
 #include "pipeline/core/metrics.h"
+#include "pipeline/core/time.h"
 
 namespace logsift {
 
@@ -142,6 +143,8 @@ RedisAlertStore::RedisAlertStore(const redis::Url& url, const redis::Options& op
   // From id 0: rows enqueued before any group existed are sent too.
   Reply r = conn_.command({"XGROUP", "CREATE", key("outbox"), kGroup, "0", "MKSTREAM"});
   if (r.is_error() && r.str.rfind("BUSYGROUP", 0) != 0) check(r, "XGROUP CREATE");
+  // The first replica on an empty prefix sets the marker; the others find it.
+  check(conn_.command({"SET", key("deployment"), redis::process_name(), "NX"}), "SET deployment");
   spdlog::info("alerts: redis {} (key prefix \"{}\"), delivery consumer {}", url.redacted(), prefix_, consumer_);
 }
 
@@ -166,13 +169,20 @@ void RedisAlertStore::add_subscription(const Subscription& s) {
   std::lock_guard lock(mu_);
   auto r = call({{"HSET", key("subs"), s.id, j.dump()}, {"INCR", key("subs:version")}});  // HSET: same id, same value
   for (auto& x : r) check(x, "add subscription");
+  known_subs_[s.id] = j.dump();
 }
 
 std::vector<Subscription> RedisAlertStore::subscriptions() {
   Reply r;
   {
     std::lock_guard lock(mu_);
+    // A Redis that lost its data has no subscriptions: the copy here must
+    // re-seed it, not be replaced by that empty list.
+    check_marker_locked(now_ms(), /*force=*/true);
     r = call1({"HVALS", key("subs")});
+    known_subs_.clear();
+    for (const auto& e : r.elements)
+      if (auto s = to_sub(e)) known_subs_[s->id] = e.str;
   }
   std::vector<Subscription> out;
   for (const auto& e : r.elements)
@@ -192,6 +202,7 @@ bool RedisAlertStore::delete_subscription(const std::string& id) {
   std::lock_guard lock(mu_);
   auto r = call({{"HDEL", key("subs"), id}, {"INCR", key("subs:version")}, {"ZRANGE", key("ob:st:pending"), "0", "-1"}});
   for (auto& x : r) check(x, "delete subscription");
+  known_subs_.erase(id);
   if (r[0].integer == 0) return false;
   // Its pending rows go with it (their stream entries, if still unread, are
   // acked when read: the row is gone).
@@ -228,7 +239,55 @@ void RedisAlertStore::enqueue(const std::vector<OutboxRow>& rows) {
   for (auto& x : call(cmds)) check(x, "enqueue");
 }
 
+void RedisAlertStore::check_marker_locked(int64_t now_ms, bool force) {
+  if (!force && now_ms < next_marker_check_ms_) return;
+  next_marker_check_ms_ = now_ms + 1000;
+  if (call1({"EXISTS", key("deployment")}).integer == 1) return;
+  {
+    std::lock_guard f(fault_mu_);
+    if (fault_.empty()) {
+      metrics().redis_data_lost.inc();
+      spdlog::error("alerts: the marker {} is gone: Redis lost its data (restarted without persistence, flushed, or "
+                    "failed over to an empty replica). The catalog's clusters and counts, the subscriptions and the "
+                    "pending alerts stored there are gone; re-seeding {} subscriptions and {} alerts held here",
+                    key("deployment"), known_subs_.size(), owned_.size());
+    }
+    fault_ = "redis lost its data; re-seeding subscriptions and alerts";
+  }
+  reseed_locked();
+  std::lock_guard f(fault_mu_);
+  fault_.clear();
+  spdlog::warn("alerts: re-seeded redis: {} subscriptions, {} pending alerts, the delivery group", known_subs_.size(),
+               owned_.size());
+}
+
+void RedisAlertStore::reseed_locked() {
+  std::vector<std::vector<std::string>> cmds;
+  for (const auto& [id, value] : known_subs_) cmds.push_back({"HSETNX", key("subs"), id, value});
+  cmds.push_back({"INCR", key("subs:version")});
+  for (auto& x : call(cmds)) check(x, "re-seed subscriptions");
+  Reply made = call({{"XGROUP", "CREATE", key("outbox"), kGroup, "0", "MKSTREAM"}}).front();
+  if (made.is_error() && made.str.rfind("BUSYGROUP", 0) != 0) check(made, "XGROUP CREATE");
+  // The alerts this replica held are written again as new pending rows (the
+  // same ids, so receivers de-duplicate a second copy) and read back from
+  // the stream like any other.
+  cmds.clear();
+  for (const auto& [id, o] : owned_)
+    cmds.push_back(eval(kEnqueue, {row_key(id), key("ob:all"), key("ob:st:pending"), key("outbox")},
+                        {id, o.row.subscription_id, std::to_string(o.row.created_ms), o.row.payload}));
+  if (!cmds.empty())
+    for (auto& x : call(cmds)) check(x, "re-seed alerts");
+  owned_.clear();
+  check(call({{"SET", key("deployment"), redis::process_name()}}).front(), "SET deployment");
+}
+
+std::string RedisAlertStore::fault() const {
+  std::lock_guard f(fault_mu_);
+  return fault_;
+}
+
 void RedisAlertStore::claim_locked(int64_t now_ms) {
+  check_marker_locked(now_ms, /*force=*/false);
   std::vector<std::pair<std::string, std::string>> taken;  // (entry id, alert id)
   auto take = [&](const Reply& entries) {
     for (const auto& e : entries.elements) {

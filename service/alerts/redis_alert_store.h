@@ -15,6 +15,15 @@
 //   P ob:done         zset ID -> updated ms of delivered and failed rows (pruning)
 //   P outbox          stream, consumer group "delivery": one entry {id: ID}
 //                     per row to send (XADD at enqueue and at a manual retry)
+//   P deployment      the marker: a random value set when the first replica
+//                     starts on an empty prefix. Gone means Redis lost its
+//                     data (a restart without persistence, FLUSHALL, a
+//                     failover to an empty replica): each replica checks it
+//                     at every pump (at most once a second), logs the loss
+//                     at error level, counts it (logsift_redis_data_lost_total),
+//                     reports not ready, and re-seeds what it knows: the
+//                     subscriptions it last read, the alerts it holds, the
+//                     consumer group; then sets the marker again.
 //
 // Delivery: a replica takes new entries with XREADGROUP under its own
 // consumer name; they stay in its pending entries list (PEL) until the row
@@ -75,6 +84,10 @@ class RedisAlertStore final : public AlertStore {
   // SET P claim:KEY <consumer> NX PX ttl_ms.
   bool claim(const std::string& key, int64_t ttl_ms) override;
 
+  // "redis lost its data ..." from the moment the loss is seen until the
+  // re-seed has gone through; "" otherwise (readiness).
+  std::string fault() const override;
+
   const std::string& consumer() const { return consumer_; }
   // Rows this replica holds (claimed, not yet delivered or dead-lettered).
   size_t owned();
@@ -96,6 +109,10 @@ class RedisAlertStore final : public AlertStore {
   void finish(const std::string& id, const char* status, int attempts, int last_status, const std::string& error,
               int64_t now_ms);
   std::vector<OutboxRow> rows_locked(const std::vector<std::string>& ids);
+  // Checks the deployment marker (at most once a second unless `force`);
+  // on a loss re-seeds. mu_ held; throws redis::Error while Redis is away.
+  void check_marker_locked(int64_t now_ms, bool force);
+  void reseed_locked();
 
   std::string prefix_;
   int64_t claim_idle_ms_;
@@ -104,6 +121,12 @@ class RedisAlertStore final : public AlertStore {
   redis::Connection conn_;
   std::map<std::string, Owned> owned_;  // by alert id
   int64_t next_reclaim_ms_ = 0, next_heartbeat_ms_ = 0;
+  // The subscriptions as this replica last read or wrote them (id -> the
+  // stored JSON): what a Redis that lost its data is re-seeded from.
+  std::map<std::string, std::string> known_subs_;
+  int64_t next_marker_check_ms_ = 0;
+  mutable std::mutex fault_mu_;
+  std::string fault_;  // under fault_mu_
 };
 
 }  // namespace logsift

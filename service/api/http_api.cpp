@@ -120,6 +120,7 @@ void handle_http_request(ServerContext& ctx, AnyExecutor ex, HttpRequest&& req, 
     } else if (t.path == "/readyz") {
       if (!only(http::verb::get)) return;
       std::string store_down = ctx.catalog ? ctx.catalog->unavailable() : std::string();
+      if (store_down.empty() && ctx.alert_store) store_down = ctx.alert_store->fault();
       if (store_down.empty() && ctx.alert_router)
         if (std::string outbox = ctx.alert_router->outbox_fault(); !outbox.empty()) store_down = "outbox: " + outbox;
       if (ctx.ready && !ctx.draining && store_down.empty())

@@ -605,6 +605,54 @@ TEST_F(RedisStore, QueueIngestFeedsTheFleetAndAcksWhatIsInTheCatalog) {
 
 // A replica that cannot reach its Redis at start says so and exits non-zero,
 // instead of serving a catalog nobody else sees.
+// Redis restarted without persistence under two replicas: all keys gone.
+// Each replica finds the deployment marker gone, logs it at error level and
+// counts it; the subscriptions come back from the replicas' copies and the
+// delivery group is made again, so the next new cluster is alerted once.
+TEST_F(RedisStore, RedisThatLostItsDataIsDetectedCountedAndReseeded) {
+  if (!have_redis()) GTEST_SKIP() << "redis-server not installed";
+  ASSERT_TRUE(start_redis());
+  ASSERT_TRUE(start_replicas(2));
+  WebhookReceiver receiver;
+  ASSERT_TRUE(receiver.start());
+  json sub = {{"url", "http://127.0.0.1:" + std::to_string(receiver.port()) + "/hook"},
+              {"rules", json::array({"new_cluster"})}};
+  ASSERT_TRUE(subscribe_all(0, sub));
+  const std::string sub_id = http_get(port(0), "/subscriptions").json_body()["subscriptions"][0].value("id", "");
+  auto before = post_infer(port(0), distinct_line(5150, 0));
+  ASSERT_TRUE(before.status == 200 && before.json_body().value("new", false)) << before.describe();
+  ASSERT_TRUE(wait_alerted(receiver, {before.json_body()["cluster_id"].get<std::string>()}, Millis(10000)));
+
+  redis->stop();
+  ASSERT_TRUE(redis->start());  // the same socket, no data
+
+  EXPECT_TRUE(wait_until([&] { return metric_over(replicas, "logsift_redis_data_lost_total") >= 1; }, Millis(15000),
+                         Millis(100)))
+      << metrics_of(port(0), {"logsift_redis_data_lost_total", "logsift_redis_errors_total"}).dump();
+  bool logged = false;
+  for (const auto& r : replicas) logged |= r->log_text().find("Redis lost its data") != std::string::npos;
+  EXPECT_TRUE(logged) << replicas[0]->log_text();
+  // Re-seeded: the subscription is back on every replica, both ready.
+  for (size_t i = 0; i < replicas.size(); ++i) {
+    EXPECT_TRUE(wait_until([&] { return http_get(port(i), "/readyz").status == 200; }, Millis(10000)));
+    auto subs = http_get(port(i), "/subscriptions");
+    ASSERT_EQ(subs.status, 200);
+    ASSERT_EQ(subs.json_body()["subscriptions"].size(), 1u) << subs.describe();
+    EXPECT_EQ(subs.json_body()["subscriptions"][0].value("id", ""), sub_id);
+  }
+  // Delivery works again: a new cluster is alerted, once.
+  // (Its reply may say new:false: the first write after the restart breaks
+  // on the old connection and is buffered; the alert follows when it lands.)
+  auto after = post_infer(port(1), distinct_line(6160, 1));
+  ASSERT_EQ(after.status, 200) << after.describe();
+  const std::string cid = after.json_body()["cluster_id"].get<std::string>();
+  ASSERT_NE(cid, before.json_body()["cluster_id"].get<std::string>());
+  EXPECT_TRUE(wait_alerted(receiver, {cid}, Millis(15000))) << replicas[1]->log_text();
+  int copies = 0;
+  for (const auto& q : receiver.requests()) copies += q.json_body().value("cluster_id", "") == cid;
+  EXPECT_EQ(copies, 1);
+}
+
 TEST_F(RedisStore, UnreachableRedisFailsTheStartWithAClearError) {
   TempDir dir("logsift-redis-none-");
   auto r = run_logsift({"serve", "--http-port", "0", "--tcp-port", "0", "--syslog-port", "-1", "--data-dir",

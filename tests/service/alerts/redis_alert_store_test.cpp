@@ -190,19 +190,18 @@ TEST_F(RedisAlertStoreTest, AClaimHasOneOwnerUntilItExpires) {
 namespace logsift {
 namespace {
 
-// Redis restarted without persistence (or flushed, or failed over to an
-// empty replica): the outbox's consumer group is gone and XREADGROUP answers
-// NOGROUP. Delivery used to stay stuck on that error until a restart, and
-// the error replies were not counted. Now the group is made again at once:
-// alerts enqueued after the loss are delivered, and the errors are counted.
-TEST_F(RedisAlertStoreTest, AGroupLostWithRedisDataIsRecreatedAndCounted) {
+// The stream and its group deleted while the deployment marker stays (an
+// operator's DEL, a key eviction): NOGROUP is counted and the group made again.
+TEST_F(RedisAlertStoreTest, ALostGroupIsRecreatedAndCounted) {
   auto a = open("a");
   a->enqueue({row("alrt_before", "sub_1", 100)});
   EXPECT_EQ(ids(a->due(1000, 10, {})), std::vector<std::string>{"alrt_before"});
   a->mark_delivered("alrt_before", 1, 200, 1000);
 
   redis::Connection admin(redis::parse_url("unix://" + server_->socket()), redis::Options{});
-  ASSERT_FALSE(admin.command({"FLUSHALL"}).is_error());
+  auto del = admin.command({"DEL", "t:outbox"});
+  ASSERT_FALSE(del.is_error());
+  ASSERT_EQ(del.integer, 1) << "no stream to delete";
   const uint64_t errors_before = metrics().redis_errors.get();
   a->enqueue({row("alrt_after", "sub_1", 2000)});
   EXPECT_EQ(ids(a->due(3000, 10, {})), std::vector<std::string>{"alrt_after"});
@@ -211,6 +210,38 @@ TEST_F(RedisAlertStoreTest, AGroupLostWithRedisDataIsRecreatedAndCounted) {
   a->mark_delivered("alrt_after", 1, 200, 3000);
   a->enqueue({row("alrt_later", "sub_1", 4000)});
   EXPECT_EQ(ids(a->due(5000, 10, {})), std::vector<std::string>{"alrt_later"});
+}
+
+// Redis lost everything (FLUSHALL): the marker's absence is seen, counted and
+// reported; the subscriptions this store knew and the alert it held come
+// back, and delivery goes on.
+TEST_F(RedisAlertStoreTest, DataLossIsDetectedReportedAndReseeded) {
+  auto a = open("a");
+  a->add_subscription(sub("sub_1", 10));
+  a->add_subscription(sub("sub_2", 20));
+  a->enqueue({row("alrt_held", "sub_1", 100)});
+  EXPECT_EQ(ids(a->due(1000, 10, {})), std::vector<std::string>{"alrt_held"});  // held, in flight
+  EXPECT_EQ(a->fault(), "");
+
+  redis::Connection admin(redis::parse_url("unix://" + server_->socket()), redis::Options{});
+  ASSERT_FALSE(admin.command({"FLUSHALL"}).is_error());
+  const uint64_t lost_before = metrics().redis_data_lost.get();
+  auto subs = a->subscriptions();  // what a rules reload reads first
+  EXPECT_EQ(metrics().redis_data_lost.get(), lost_before + 1);
+  ASSERT_EQ(subs.size(), 2u);
+  EXPECT_EQ(subs[0].id, "sub_1");
+  EXPECT_EQ(subs[0].secret, "s3cret");
+  EXPECT_EQ(a->fault(), "") << "re-seeded: ready again";
+  ASSERT_TRUE(a->get("alrt_held"));
+  EXPECT_EQ(a->get("alrt_held")->status, "pending");
+  EXPECT_EQ(ids(a->due(2000, 10, {})), std::vector<std::string>{"alrt_held"});
+  a->mark_delivered("alrt_held", 1, 200, 2000);
+  EXPECT_EQ(a->get("alrt_held")->status, "delivered");
+  // Seen once: the marker is back.
+  a->enqueue({row("alrt_next", "sub_2", 3000)});
+  EXPECT_EQ(ids(a->due(4000, 10, {})), std::vector<std::string>{"alrt_next"});
+  EXPECT_EQ(metrics().redis_data_lost.get(), lost_before + 1);
+  EXPECT_EQ(admin.command({"EXISTS", "t:deployment"}).integer, 1);
 }
 
 }  // namespace
