@@ -10,6 +10,7 @@
 
 #include "lsh/lsh.h"
 #include "models/torch_runtime.h"
+#include "pipeline/core/hash.h"
 #include "pipeline/core/mailbox.h"
 #include "pipeline/core/metrics.h"
 #include "pipeline/core/thread_name.h"
@@ -301,6 +302,24 @@ nlohmann::json Pipeline::info() const {
             {"max_delay_us", s.config.batch_max_delay_us},
             {"analysis_threads", s.config.analysis_threads},
             {"inline_max_lines", s.config.inline_max_lines}}}};
+}
+
+nlohmann::json Pipeline::contract() const {
+  const auto& s = *impl_;
+  nlohmann::json i = info();
+  // The encoder's file path is where it lives, not what it computes.
+  nlohmann::json encoder = i["encoder"];
+  encoder.erase("source");
+  nlohmann::json premask = nlohmann::json::array();
+  for (const auto& p : s.config.premask) premask.push_back({p.name, p.regex, p.boundary, p.require_digit});
+  return {{"encoder", encoder},
+          {"denoiser", i["denoiser"]},
+          {"lsh", i["lsh"]},
+          {"premask", lsh::format_id(fast_hash64(premask.dump()))},
+          {"slot_rules", i["slot_rules"]},
+          {"format_bank", s.bank ? nlohmann::json{{"version", FormatBank::kVersion}, {"digest", s.bank->digest()}}
+                                 : nlohmann::json(nullptr)},
+          {"structured", i["structured"]}};
 }
 
 void Pipeline::set_alert_rules(std::vector<RuleSpec> rules) {

@@ -81,8 +81,12 @@ class Pipeline {
   // Idempotent.
   void stop();
 
-  // Model versions and LSH parameters: the cluster-id contract.
+  // Model versions and LSH parameters: the cluster-id contract, and how the
+  // pipeline runs.
   nlohmann::json info() const;
+  // Only what decides ids: same contract + same line -> same cluster id
+  // (pipeline/migrate.h keeps a store's clusters across a change of it).
+  nlohmann::json contract() const;
   // Alert rules evaluated by the aggregator (the union over subscriptions).
   void set_alert_rules(std::vector<RuleSpec> rules);
   // Counts over time; nullopt: unknown cluster (or no aggregator). Throws

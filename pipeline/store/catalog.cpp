@@ -3,7 +3,9 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
+#include <unordered_map>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
@@ -76,6 +78,23 @@ SqliteCatalog::SqliteCatalog(const std::string& data_dir, int max_examples)
       " ts_ms INTEGER NOT NULL, PRIMARY KEY(cluster_id, seq)) WITHOUT ROWID;"
       "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);"
       "INSERT OR IGNORE INTO meta(key, value) VALUES('schema_version', '1');");
+  {
+    // A catalog written by a newer release may hold what this one cannot
+    // read right (or would damage by writing): refused, naming both.
+    Stmt v(*writer_, "SELECT value FROM meta WHERE key = 'schema_version'");
+    const int schema = v.step() ? std::atoi(v.col_text(0).c_str()) : 1;
+    if (schema > kSchemaVersion)
+      throw StoreTooNew(path_ + " was written by a newer logsift (catalog schema " + std::to_string(schema) +
+                        "; this release reads up to " + std::to_string(kSchemaVersion) +
+                        "): run that release or newer, or restore a backup made by this one");
+  }
+  // Schema 2: the contract the catalog was written under (meta 'contract'),
+  // its history, and the map of ids that migrations changed.
+  writer_->exec(
+      "CREATE TABLE IF NOT EXISTS id_map(old_id INTEGER NOT NULL, new_id INTEGER NOT NULL, share REAL NOT NULL,"
+      " PRIMARY KEY(old_id, new_id)) WITHOUT ROWID;"
+      "CREATE INDEX IF NOT EXISTS id_map_new ON id_map(new_id);");
+  writer_->exec("UPDATE meta SET value = '2' WHERE key = 'schema_version' AND CAST(value AS INTEGER) < 2");
   // alert_pending: 1 from the commit that created the cluster until its
   // new_cluster alerts are in the outbox (a separate database), so a crash
   // in between is repaired at the next start. Added to older catalogs here.
@@ -183,6 +202,7 @@ std::vector<bool> SqliteCatalog::apply(const std::vector<ClusterUpdate>& updates
   std::vector<bool> is_new(updates.size(), false);
   if (updates.empty()) return is_new;
   if (gone_) throw StoreUnavailable("store unavailable: " + unavailable());
+  if (migrating_flag_.load(std::memory_order_acquire)) throw StoreUnavailable("store unavailable: " + unavailable());
   Stmt& upsert = *upsert_;
   Stmt& example = *example_;
   tx_->begin();
@@ -248,7 +268,161 @@ void SqliteCatalog::set_unavailable(std::string why) {
 
 std::string SqliteCatalog::unavailable() const {
   std::lock_guard lock(unavailable_mu_);
-  return unavailable_;
+  return unavailable_.empty() ? migrating_ : unavailable_;
+}
+
+void SqliteCatalog::set_migrating(std::string why) {
+  std::lock_guard lock(unavailable_mu_);
+  migrating_ = std::move(why);
+  migrating_flag_.store(!migrating_.empty(), std::memory_order_release);
+}
+
+namespace {
+
+// meta rows as JSON (null when absent or not JSON).
+json read_meta_json(sqlite::Db& db, const char* key) {
+  Stmt q(db, "SELECT value FROM meta WHERE key = ?1");
+  q.bind(1, std::string_view(key));
+  if (!q.step()) return nullptr;
+  json j = json::parse(q.col_text(0), nullptr, false);
+  return j.is_discarded() ? json(nullptr) : j;
+}
+
+void write_meta(sqlite::Db& db, const char* key, const std::string& value) {
+  Stmt(db, "INSERT OR REPLACE INTO meta(key, value) VALUES(?1, ?2)").bind(1, std::string_view(key)).bind(2, value).step();
+}
+
+// Appends `entry` to the JSON array in meta `key`, keeping the last `keep`.
+void append_meta(sqlite::Db& db, const char* key, json entry, size_t keep) {
+  json list = read_meta_json(db, key);
+  if (!list.is_array()) list = json::array();
+  list.push_back(std::move(entry));
+  while (list.size() > keep) list.erase(list.begin());
+  write_meta(db, key, list.dump());
+}
+
+}  // namespace
+
+std::string SqliteCatalog::stored_contract() {
+  std::lock_guard lock(reader_mu_);
+  json c = read_meta_json(*reader_, "contract");
+  return c.is_object() ? c.dump() : std::string();
+}
+
+void SqliteCatalog::record_contract(const std::string& contract, const std::string& digest) {
+  sqlite::Db db(path_, "catalog");
+  sqlite::Transaction tx(db);
+  json c = {{"digest", digest}, {"contract", json::parse(contract)}};
+  write_meta(db, "contract", c.dump());
+  append_meta(db, "contract_history", {{"digest", digest}, {"since", format_time_ms(now_ms())}}, 100);
+  tx.commit();
+}
+
+json Catalog::contract_history() { return {{"contracts", json::array()}, {"migrations", json::array()}}; }
+
+json SqliteCatalog::contract_history() {
+  std::lock_guard lock(reader_mu_);
+  json h = read_meta_json(*reader_, "contract_history");
+  json m = read_meta_json(*reader_, "migrations");
+  return {{"contracts", h.is_array() ? h : json::array()}, {"migrations", m.is_array() ? m : json::array()}};
+}
+
+std::vector<StoredCluster> SqliteCatalog::read_all() {
+  std::lock_guard lock(reader_mu_);
+  sqlite::Transaction tx(*reader_, /*immediate=*/false);  // one snapshot
+  std::vector<StoredCluster> out;
+  std::unordered_map<int64_t, size_t> at;
+  Stmt c(*reader_,
+         "SELECT cluster_id, template_id, template, count, first_seen_ms, last_seen_ms, alert_pending FROM clusters"
+         " ORDER BY cluster_id");
+  while (c.step()) {
+    StoredCluster sc;
+    sc.cluster_id = as_u64(c.col_int(0));
+    sc.template_id = as_u64(c.col_int(1));
+    sc.template_text = c.col_text(2);
+    sc.count = static_cast<uint64_t>(c.col_int(3));
+    sc.first_ms = c.col_int(4);
+    sc.last_ms = c.col_int(5);
+    sc.alert_pending = c.col_int(6) != 0;
+    at.emplace(c.col_int(0), out.size());
+    out.push_back(std::move(sc));
+  }
+  Stmt e(*reader_, "SELECT cluster_id, text, labels, ts_ms FROM examples ORDER BY cluster_id, seq");
+  while (e.step()) {
+    auto it = at.find(e.col_int(0));
+    if (it == at.end()) continue;
+    out[it->second].examples.push_back({e.col_text(1), e.col_text(2), e.col_int(3)});
+  }
+  tx.commit();
+  return out;
+}
+
+void SqliteCatalog::commit_migration(const MigrationPlan& plan) {
+  // Its own connection: the writer's belongs to the state thread, whose
+  // writes are refused meanwhile (set_migrating).
+  sqlite::Db db(path_, "catalog migration");
+  sqlite::Transaction tx(db);
+  db.exec("DELETE FROM clusters; DELETE FROM examples;");
+  Stmt ins(db,
+           "INSERT INTO clusters(cluster_id, template_id, template, count, first_seen_ms, last_seen_ms, alert_pending)"
+           " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+  Stmt ex(db, "INSERT INTO examples(cluster_id, seq, text, labels, ts_ms) VALUES(?1, ?2, ?3, ?4, ?5)");
+  for (const auto& c : plan.clusters) {
+    ins.bind(1, as_i64(c.cluster_id))
+        .bind(2, as_i64(c.template_id))
+        .bind(3, c.template_text)
+        .bind(4, static_cast<int64_t>(c.count))
+        .bind(5, c.first_ms)
+        .bind(6, c.last_ms)
+        .bind(7, int64_t{c.alert_pending ? 1 : 0})
+        .step();
+    ins.reset();
+    for (size_t i = 0; i < c.examples.size(); ++i) {
+      const auto& e = c.examples[i];
+      ex.bind(1, as_i64(c.cluster_id)).bind(2, static_cast<int64_t>(i)).bind(3, e.text).bind(4, e.labels_json).bind(5, e.ts_ms).step();
+      ex.reset();
+    }
+  }
+  // Ids of earlier contracts that pointed at an id this migration changed
+  // now point at what it became (its largest share), so every id a user
+  // ever saw answers.
+  std::unordered_map<uint64_t, const IdMapping*> primary;
+  for (const auto& m : plan.map) {
+    auto [it, added] = primary.emplace(m.old_id, &m);
+    if (!added && m.share > it->second->share) it->second = &m;
+  }
+  {
+    std::vector<std::pair<int64_t, int64_t>> chained;  // (older id, the id it pointed at)
+    Stmt q(db, "SELECT old_id, new_id FROM id_map");
+    while (q.step())
+      if (primary.count(as_u64(q.col_int(1)))) chained.emplace_back(q.col_int(0), q.col_int(1));
+    Stmt up(db, "UPDATE OR REPLACE id_map SET new_id = ?3 WHERE old_id = ?1 AND new_id = ?2");
+    for (const auto& [o, n] : chained) {
+      up.bind(1, o).bind(2, n).bind(3, as_i64(primary[as_u64(n)]->new_id)).step();
+      up.reset();
+    }
+  }
+  Stmt map(db, "INSERT OR REPLACE INTO id_map(old_id, new_id, share) VALUES(?1, ?2, ?3)");
+  for (const auto& m : plan.map) {
+    map.bind(1, as_i64(m.old_id)).bind(2, as_i64(m.new_id)).bind_double(3, m.share).step();
+    map.reset();
+  }
+  // A current id is never also an old one.
+  db.exec("DELETE FROM id_map WHERE old_id IN (SELECT cluster_id FROM clusters)");
+  write_meta(db, "contract", json{{"digest", plan.digest}, {"contract", json::parse(plan.contract)}}.dump());
+  append_meta(db, "contract_history", {{"digest", plan.digest}, {"since", format_time_ms(now_ms())}}, 100);
+  append_meta(db, "migrations", json::parse(plan.report), 20);
+  tx.commit();
+  clusters_.store(static_cast<int64_t>(plan.clusters.size()), std::memory_order_relaxed);
+}
+
+std::vector<IdMapping> SqliteCatalog::migrated(uint64_t old_id) {
+  std::lock_guard lock(reader_mu_);
+  std::vector<IdMapping> out;
+  Stmt q(*reader_, "SELECT new_id, share FROM id_map WHERE old_id = ?1 ORDER BY share DESC, new_id");
+  q.bind(1, as_i64(old_id));
+  while (q.step()) out.push_back({old_id, as_u64(q.col_int(0)), q.col_double(1)});
+  return out;
 }
 
 void SqliteCatalog::flush() {

@@ -60,6 +60,43 @@ struct PendingNewCluster {
   Labels labels;        // that line's labels
 };
 
+// A cluster as stored, with its example lines: what a migration to a new
+// cluster-id contract re-derives ids from (pipeline/migrate.h).
+struct StoredExample {
+  std::string text;
+  std::string labels_json;  // the stored JSON object
+  int64_t ts_ms = 0;
+};
+struct StoredCluster {
+  uint64_t cluster_id = 0;
+  uint64_t template_id = 0;
+  std::string template_text;
+  uint64_t count = 0;
+  int64_t first_ms = 0, last_ms = 0;
+  bool alert_pending = false;
+  std::vector<StoredExample> examples;  // oldest first
+};
+// old id -> new id under the new contract; share: the part of the old
+// cluster's examples (and so of its count) that went to the new one.
+struct IdMapping {
+  uint64_t old_id = 0, new_id = 0;
+  double share = 1.0;
+};
+// Everything a migration writes, at once.
+struct MigrationPlan {
+  std::vector<StoredCluster> clusters;  // the whole catalog under the new contract
+  std::vector<IdMapping> map;           // every old id whose id changed
+  std::string contract;                 // the new contract, JSON text
+  std::string digest;                   // its digest (16 hex digits)
+  std::string report;                   // JSON text (pipeline/migrate.h)
+};
+
+// Thrown when a store was written by a newer release (a schema this one does
+// not know): startup stops naming both.
+struct StoreTooNew : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 // Thrown by Catalog::apply when the store cannot take the lines now (a
 // shared store unreachable and its write buffer full): the lines are
 // refused (HTTP 503; an error line on a socket), not accepted.
@@ -113,6 +150,36 @@ class Catalog {
   // Empty while the store answers; else a coarse reason ("redis unreachable")
   // that /readyz reports: the last call to the store failed.
   virtual std::string unavailable() const { return {}; }
+
+  // The cluster-id contract. stored_contract(): {"digest", "contract"} as
+  // JSON text, "" for a store that never recorded one (empty, or written
+  // before contracts were recorded). record_contract() sets it for an empty
+  // store and appends it to the history.
+  virtual std::string stored_contract() { return {}; }
+  virtual void record_contract(const std::string& contract, const std::string& digest) {
+    (void)contract;
+    (void)digest;
+  }
+  // {"contracts": [{digest, contract, since}...], "migrations": [report...]}.
+  virtual nlohmann::json contract_history();
+  // Migration: while `why` is not empty, writes are refused with it
+  // (StoreUnavailable: 503 + Retry-After, error lines) and /readyz reports
+  // it; reads go on, under the old ids.
+  virtual void set_migrating(std::string why) { (void)why; }
+  // Every cluster with its examples (reads only).
+  virtual std::vector<StoredCluster> read_all() { throw std::runtime_error("this store cannot migrate"); }
+  // Replaces the catalog with `plan` in one transaction, with the id map,
+  // the new contract and the report: a kill -9 midway leaves the old
+  // catalog whole, and the next start migrates again.
+  virtual void commit_migration(const MigrationPlan& plan) {
+    (void)plan;
+    throw std::runtime_error("this store cannot migrate");
+  }
+  // What an old id became ({} if it is not a migrated id), largest share first.
+  virtual std::vector<IdMapping> migrated(uint64_t old_id) {
+    (void)old_id;
+    return {};
+  }
 };
 
 class SqliteCatalog final : public Catalog {
@@ -141,7 +208,17 @@ class SqliteCatalog final : public Catalog {
   // back by itself once writes succeed again.
   void flush() override;
   std::string unavailable() const override;
+  std::string stored_contract() override;
+  void record_contract(const std::string& contract, const std::string& digest) override;
+  nlohmann::json contract_history() override;
+  void set_migrating(std::string why) override;
+  std::vector<StoredCluster> read_all() override;
+  void commit_migration(const MigrationPlan& plan) override;
+  std::vector<IdMapping> migrated(uint64_t old_id) override;
   const std::string& path() const { return path_; }
+  // The catalog schema this release writes; a file with a higher one was
+  // written by a newer release and is refused (StoreTooNew).
+  static constexpr int kSchemaVersion = 2;
 
  private:
   std::string path_;
@@ -175,6 +252,8 @@ class SqliteCatalog final : public Catalog {
   mutable std::mutex unavailable_mu_;
   std::string unavailable_;
   std::atomic<bool> failing_{false};  // !unavailable_.empty(), read by every commit without the lock
+  std::string migrating_;                // under unavailable_mu_
+  std::atomic<bool> migrating_flag_{false};
 };
 
 }  // namespace logsift

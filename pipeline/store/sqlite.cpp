@@ -115,6 +115,11 @@ Stmt& Stmt::bind(int i, int64_t v) {
   return *this;
 }
 
+Stmt& Stmt::bind_double(int i, double v) {
+  sqlite3_bind_double(s_, i, v);
+  return *this;
+}
+
 Stmt& Stmt::bind(int i, std::string_view v) {
   sqlite3_bind_text(s_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
   return *this;
@@ -133,6 +138,8 @@ void Stmt::reset() {
 }
 
 int64_t Stmt::col_int(int c) const { return sqlite3_column_int64(s_, c); }
+
+double Stmt::col_double(int c) const { return sqlite3_column_double(s_, c); }
 
 std::string Stmt::col_text(int c) const {
   auto* p = sqlite3_column_text(s_, c);

@@ -73,12 +73,14 @@ class Stmt {
   Stmt& operator=(const Stmt&) = delete;
 
   Stmt& bind(int i, int64_t v);
+  Stmt& bind_double(int i, double v);
   Stmt& bind(int i, std::string_view v);  // copied (SQLITE_TRANSIENT)
   // True when a row is ready, false when done; throws on an error.
   bool step();
   // Ready for the next use: bindings cleared.
   void reset();
   int64_t col_int(int c) const;
+  double col_double(int c) const;
   std::string col_text(int c) const;
   bool col_null(int c) const;
 

@@ -206,9 +206,18 @@ HttpResponse handle_cluster(ServerContext& ctx, const HttpRequest& req, std::str
                           "cluster id must be 16 hex digits");
   if (!ctx.catalog) return json_response(req, http::status::not_found, {{"error", "no catalog"}});
   auto c = ctx.catalog->get(id);
-  if (!c)
-    return error_response(req.version(), req.keep_alive(), http::status::not_found, Reject::kNotFound,
-                          "no cluster " + std::string(id_text));
+  if (!c) {
+    // An id from before a contract change answers with what it became: 200,
+    // the current cluster, and where it came from.
+    const auto to = ctx.catalog->migrated(id);
+    if (!to.empty()) c = ctx.catalog->get(to.front().new_id);
+    if (!c)
+      return error_response(req.version(), req.keep_alive(), http::status::not_found, Reject::kNotFound,
+                            "no cluster " + std::string(id_text));
+    json became = json::array();
+    for (const auto& m : to) became.push_back({{"cluster_id", lsh::format_id(m.new_id)}, {"share", m.share}});
+    (*c)["migrated_from"] = {{"cluster_id", std::string(id_text)}, {"became", became}};
+  }
   return json_response(req, http::status::ok, *c);
 }
 

@@ -126,7 +126,9 @@ void handle_http_request(ServerContext& ctx, AnyExecutor ex, HttpRequest&& req, 
       if (ctx.ready && !ctx.draining && store_down.empty())
         respond(json_response(req, http::status::ok, {{"status", "ready"}}));
       else if (ctx.ready && !ctx.draining)  // cluster ids still work; counts and the catalog do not
-        respond(json_response(req, http::status::service_unavailable, {{"status", "degraded"}, {"store", store_down}}));
+        respond(json_response(req, http::status::service_unavailable,
+                              {{"status", store_down.rfind("migrating", 0) == 0 ? "migrating" : "degraded"},
+                               {"store", store_down}}));
       else
         respond(json_response(req, http::status::service_unavailable,
                               {{"status", ctx.draining ? "draining" : "starting"}}));
@@ -136,7 +138,18 @@ void handle_http_request(ServerContext& ctx, AnyExecutor ex, HttpRequest&& req, 
                               metrics().prometheus() + memory_prometheus(ctx.pipeline->memory_usage()) + store_prometheus(ctx),
                               "text/plain; version=0.0.4"));
     } else if (t.path == "/info") {
-      if (only(http::verb::get)) respond(json_response(req, http::status::ok, ctx.pipeline->info()));
+      if (only(http::verb::get)) {
+        json info = ctx.pipeline->info();
+        info["contract"] = {{"digest", ctx.contract_digest}};
+        if (ctx.catalog) {
+          json h = ctx.catalog->contract_history();
+          info["contract"]["history"] = h["contracts"];
+          info["migrations"] = h["migrations"];
+          const std::string why = ctx.catalog->unavailable();
+          if (why.rfind("migrating", 0) == 0 || why.rfind("migration", 0) == 0) info["migration_in_progress"] = why;
+        }
+        respond(json_response(req, http::status::ok, info));
+      }
     } else if (t.path == "/clusters") {
       if (only(http::verb::get)) respond(handle_clusters(ctx, req, t));
     } else if (t.path == "/clusters/mined-bank") {

@@ -63,6 +63,6 @@ struct Command {
   int (*run)(const Args&);
 };
 
-extern const Command kServe, kCluster, kEval, kTokenize, kWordpiece, kPairs, kConfig, kMine;
+extern const Command kServe, kCluster, kEval, kTokenize, kWordpiece, kPairs, kConfig, kMine, kMigrate;
 
 }  // namespace logsift::cli

@@ -16,6 +16,7 @@
 #include "pipeline/core/memory.h"
 #include "pipeline/core/metrics.h"
 #include "pipeline/core/thread_name.h"
+#include "pipeline/migrate.h"
 #include "pipeline/pipeline.h"
 #include "pipeline/store/catalog.h"
 #include "pipeline/store/dir_lock.h"
@@ -134,6 +135,34 @@ int run_server(const Config& config) {
     spdlog::critical("startup failed: {}", e.what());
     return 1;
   }
+  // The cluster-id contract: a store written under another one is migrated
+  // (pipeline/migrate.h) while the server answers reads; writes are refused
+  // with 503 + Retry-After until the new ids are in place.
+  const Contract contract = contract_of(*pipeline);
+  std::string stored_digest;
+  bool migrate = false;
+  try {
+    switch (check_contract(stores.catalog->stored_contract(), stores.catalog->size(), contract, &stored_digest)) {
+      case ContractCheck::kSame:
+        break;
+      case ContractCheck::kFresh:
+        stores.catalog->record_contract(contract.json.dump(), contract.digest);
+        break;
+      case ContractCheck::kMigrate:
+        migrate = true;
+        spdlog::warn("catalog: written under cluster-id contract {}, served under {}: migrating {} clusters (writes "
+                     "wait; reads go on)",
+                     stored_digest.empty() ? std::string("(not recorded)") : stored_digest, contract.digest,
+                     stores.catalog->size());
+        stores.catalog->set_migrating("migrating cluster ids to contract " + contract.digest + ": starting");
+        break;
+    }
+  } catch (const std::exception& e) {
+    spdlog::critical("startup failed: {}", e.what());
+    pipeline->stop();
+    return 1;
+  }
+  ctx.contract_digest = contract.digest;
   ctx.catalog = stores.catalog.get();
   ctx.pipeline = pipeline.get();
   ctx.alert_store = stores.alerts.get();
@@ -144,12 +173,41 @@ int run_server(const Config& config) {
   auto delivery = std::make_shared<DeliveryWorker>(ioc, *stores.alerts, config, address_policy);
   router->attach([p = pipeline.get()](std::vector<RuleSpec> rules) { p->set_alert_rules(std::move(rules)); },
                  delivery);
-  // New clusters whose alerts a crash kept from the outbox (before traffic).
-  try {
-    if (size_t n = pipeline->replay_pending_alerts())
-      spdlog::warn("raised the new_cluster alerts of {} clusters created just before an unclean stop", n);
-  } catch (const std::exception& e) {
-    spdlog::error("replaying pending new_cluster alerts: {} (retried at the next start)", e.what());
+  // New clusters whose alerts a crash kept from the outbox (before traffic;
+  // after a migration, under the new ids, before writes are let in).
+  auto replay = [p = pipeline.get()] {
+    try {
+      if (size_t n = p->replay_pending_alerts())
+        spdlog::warn("raised the new_cluster alerts of {} clusters created just before an unclean stop", n);
+    } catch (const std::exception& e) {
+      spdlog::error("replaying pending new_cluster alerts: {} (retried at the next start)", e.what());
+    }
+  };
+  std::thread migration;
+  if (migrate) {
+    migration = std::thread([&config, &stores, &contract, stored_digest, replay] {
+      set_thread_name("ls-migrate");
+      Catalog& catalog = *stores.catalog;
+      try {
+        const auto report = migrate_catalog(config, catalog, stored_digest, /*dry_run=*/false,
+                                            [&](size_t done, size_t total) {
+                                              catalog.set_migrating("migrating cluster ids to contract " +
+                                                                    contract.digest + ": " + std::to_string(done) +
+                                                                    " of " + std::to_string(total) + " clusters");
+                                            });
+        spdlog::warn("catalog: migrated to contract {}: {}", contract.digest, report.dump());
+        replay();
+        catalog.set_migrating("");
+      } catch (const std::exception& e) {
+        // Nothing was changed (one transaction): the old catalog stays whole.
+        spdlog::critical("catalog: migration to contract {} failed: {}; writes stay refused. Restart to try again, "
+                         "or serve with the earlier release's flags",
+                         contract.digest, e.what());
+        catalog.set_migrating(std::string("migration failed: ") + e.what());
+      }
+    });
+  } else {
+    replay();
   }
   delivery->start();
   std::shared_ptr<Listener> http_listener, tcp_listener, syslog_listener;
@@ -169,6 +227,7 @@ int run_server(const Config& config) {
     }
   } catch (const std::exception& e) {
     spdlog::critical("cannot listen: {}", e.what());
+    if (migration.joinable()) migration.join();
     pipeline->stop();
     windows.reset();
     return 1;
@@ -239,6 +298,7 @@ int run_server(const Config& config) {
   ioc.stop();
   for (auto& t : threads) t.join();
   background.wait();
+  if (migration.joinable()) migration.join();  // one transaction: never left half done
   stores.catalog->checkpoint();
   spdlog::info("stopped: {} lines clustered", metrics().lines_clustered.get());
   return 0;

@@ -45,8 +45,9 @@ struct ServerContext {
   Catalog* catalog = nullptr;
   AlertRouter* alert_router = nullptr;
   AlertStore* alert_store = nullptr;
-  BackgroundWork* background = nullptr;
-  FdReserve* fd_reserve = nullptr;  // health checks when descriptors run out (net/fd_limits.h)  // slow admin jobs (service/api/background_work.h)
+  BackgroundWork* background = nullptr;  // slow admin jobs (service/api/background_work.h)
+  FdReserve* fd_reserve = nullptr;  // health checks when descriptors run out (net/fd_limits.h)
+  std::string contract_digest;      // the cluster-id contract served (pipeline/migrate.h)
   std::atomic<bool> ready{false};
   std::atomic<bool> draining{false};
   std::atomic<int> connections{0};
