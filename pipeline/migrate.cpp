@@ -21,8 +21,8 @@ Contract contract_of(const Pipeline& pipeline) {
   return c;
 }
 
-ContractCheck check_contract(const std::string& stored, int64_t clusters, const Contract& current,
-                             std::string* stored_digest) {
+ContractCheck check_contract(const std::string& stored, const json& history, int64_t clusters,
+                             const Contract& current, std::string* stored_digest) {
   stored_digest->clear();
   if (!stored.empty()) {
     json s = json::parse(stored, nullptr, false);
@@ -30,6 +30,12 @@ ContractCheck check_contract(const std::string& stored, int64_t clusters, const 
   }
   if (*stored_digest == current.digest) return ContractCheck::kSame;
   if (stored_digest->empty() && clusters == 0) return ContractCheck::kFresh;
+  // This contract served the store before the one it has now: a replica
+  // of the release being replaced (or a rollback). Migrating back
+  // automatically would let two releases flip the store to and fro.
+  if (history.is_object() && history.contains("contracts"))
+    for (const auto& c : history["contracts"])
+      if (c.is_object() && c.value("digest", std::string()) == current.digest) return ContractCheck::kNewer;
   return ContractCheck::kMigrate;
 }
 
@@ -83,6 +89,8 @@ MigrationPlan plan_migration(Pipeline& ids, const std::vector<StoredCluster>& ol
   MigrationPlan plan;
   std::unordered_map<uint64_t, size_t> at;  // new id -> plan.clusters index
   std::unordered_map<uint64_t, size_t> sources;  // new id -> old clusters that went to it
+  // new id -> how many examples each source brought, in the order appended
+  std::unordered_map<uint64_t, std::vector<size_t>> source_examples;
   size_t unchanged = 0, changed = 0, split = 0, kept = 0;
   auto cluster_for = [&](uint64_t id, const StoredCluster& like, const Derived* d) -> StoredCluster& {
     auto [it, added] = at.emplace(id, plan.clusters.size());
@@ -116,6 +124,7 @@ MigrationPlan plan_migration(Pipeline& ids, const std::vector<StoredCluster>& ol
       n.last_ms = std::max(n.last_ms, o.last_ms);
       n.alert_pending = n.alert_pending || o.alert_pending;
       for (const auto& e : o.examples) n.examples.push_back(e);
+      source_examples[o.cluster_id].push_back(o.examples.size());
       ++sources[o.cluster_id];
       ++kept;
       continue;
@@ -142,7 +151,9 @@ MigrationPlan plan_migration(Pipeline& ids, const std::vector<StoredCluster>& ol
       n.first_ms = std::min(n.first_ms, id == order.front() ? o.first_ms : o.examples[v.front()].ts_ms);
       n.last_ms = std::max(n.last_ms, o.last_ms);
       n.alert_pending = n.alert_pending || o.alert_pending;
+      n.examples.reserve(n.examples.size() + v.size());
       for (size_t e : v) n.examples.push_back(o.examples[e]);
+      source_examples[id].push_back(v.size());
       ++sources[id];
       if (id != o.cluster_id || to_ids.size() > 1)
         plan.map.push_back({o.cluster_id, id, static_cast<double>(v.size()) / static_cast<double>(derived_n)});
@@ -161,11 +172,31 @@ MigrationPlan plan_migration(Pipeline& ids, const std::vector<StoredCluster>& ol
       ++merged;
       merged_from += sources[n.cluster_id];
     }
-    // The oldest examples, as the catalog keeps the first of a cluster's life.
+    // A merged cluster keeps examples of every cluster it joined (taken in
+    // turn, up to kMaxMergedExamples), so that a later contract that tells
+    // them apart again can split it back; otherwise the oldest, as the
+    // catalog keeps the first of a cluster's life.
+    const auto& per = source_examples[n.cluster_id];
+    const size_t keep = std::max<size_t>(static_cast<size_t>(std::max(max_examples, 0)),
+                                         std::min(per.size(), kMaxMergedExamples));
+    if (per.size() > 1 && n.examples.size() > keep) {
+      std::vector<StoredExample> picked;
+      std::vector<size_t> start(per.size(), 0);
+      for (size_t i = 1; i < per.size(); ++i) start[i] = start[i - 1] + per[i - 1];
+      for (size_t round = 0; picked.size() < keep; ++round) {
+        bool any = false;
+        for (size_t i = 0; i < per.size() && picked.size() < keep; ++i)
+          if (round < per[i]) {
+            picked.push_back(std::move(n.examples[start[i] + round]));
+            any = true;
+          }
+        if (!any) break;
+      }
+      n.examples = std::move(picked);
+    }
     std::stable_sort(n.examples.begin(), n.examples.end(),
                      [](const StoredExample& a, const StoredExample& b) { return a.ts_ms < b.ts_ms; });
-    if (max_examples > 0 && n.examples.size() > static_cast<size_t>(max_examples))
-      n.examples.resize(static_cast<size_t>(max_examples));
+    if (n.examples.size() > keep) n.examples.resize(keep);
   }
   plan.contract = to.json.dump();
   plan.digest = to.digest;
@@ -193,6 +224,7 @@ json migrate_catalog(const Config& config, Catalog& catalog, const std::string& 
   const auto t0 = std::chrono::steady_clock::now();
   Pipeline ids(config, nullptr);
   const Contract to = contract_of(ids);
+  if (!dry_run) catalog.begin_migration(to.digest);
   const std::vector<StoredCluster> old = catalog.read_all();
   MigrationPlan plan = plan_migration(ids, old, from_digest, to, config.catalog_examples, progress);
   ids.stop();

@@ -36,6 +36,10 @@ struct Contract {
 };
 Contract contract_of(const Pipeline& pipeline);
 
+// Examples a merged cluster keeps at most (one of each cluster it joined
+// first), beyond catalog_examples: what a later split is derived from.
+inline constexpr size_t kMaxMergedExamples = 64;
+
 // Called as clusters are re-derived: (clusters done, clusters in all).
 using MigrationProgress = std::function<void(size_t done, size_t total)>;
 
@@ -57,9 +61,13 @@ enum class ContractCheck {
   kSame,     // written under this contract: nothing to do
   kFresh,    // an empty store: the contract is recorded
   kMigrate,  // another contract, or none recorded over existing clusters
+  kNewer,    // the store moved on from this contract to a later one: this
+             // process is the older release; it refuses writes (migrating
+             // back is an explicit `logsift migrate`)
 };
-// `stored`: Catalog::stored_contract(); empty: never recorded.
-ContractCheck check_contract(const std::string& stored, int64_t clusters, const Contract& current,
-                             std::string* stored_digest);
+// `stored`: Catalog::stored_contract() ("" = never recorded); `history`:
+// Catalog::contract_history().
+ContractCheck check_contract(const std::string& stored, const nlohmann::json& history, int64_t clusters,
+                             const Contract& current, std::string* stored_digest);
 
 }  // namespace logsift

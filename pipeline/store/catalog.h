@@ -162,6 +162,22 @@ class Catalog {
   }
   // {"contracts": [{digest, contract, since}...], "migrations": [report...]}.
   virtual nlohmann::json contract_history();
+  // The contract this process writes under. A shared store (Redis) refuses
+  // every write of a replica whose contract is not the store's, so ids of
+  // two contracts never mix in one catalog (a rolling upgrade: the replicas
+  // not yet upgraded answer 503 naming both until they are).
+  virtual void serve_contract(const std::string& digest) { (void)digest; }
+  // One migration at a time across replicas sharing the store: true if this
+  // process may migrate now (Redis: SET NX with a ttl, renewed while it
+  // works; SQLite: the data dir lock already makes it the only one).
+  virtual bool lock_migration(int64_t ttl_ms) {
+    (void)ttl_ms;
+    return true;
+  }
+  virtual void unlock_migration() {}
+  // Before read_all(): a shared store makes every replica's writes fail
+  // from here until commit_migration() (they would be lost by it).
+  virtual void begin_migration(const std::string& to_digest) { (void)to_digest; }
   // Migration: while `why` is not empty, writes are refused with it
   // (StoreUnavailable: 503 + Retry-After, error lines) and /readyz reports
   // it; reads go on, under the old ids.

@@ -1,6 +1,7 @@
 #include "pipeline/store/redis_catalog.h"
 
 #include <algorithm>
+#include <map>
 #include <cctype>
 #include <random>
 #include <stdexcept>
@@ -21,12 +22,23 @@ using redis::Reply;
 namespace {
 
 // One cluster's update, atomic in Redis (see redis_catalog.h for the keys).
-// KEYS: 1 c:ID, 2 ex:ID, 3 by_count, 4 by_last, 5 by_first, 6 pending, then
-// the label sets of each example in order. ARGV: 1 ID, 2 template id,
-// 3 template, 4 count, 5 first ms, 6 last ms, 7 max examples, 8 examples,
-// then per example its JSON and how many label keys it brought.
+// KEYS: 1 c:ID, 2 ex:ID, 3 by_count, 4 by_last, 5 by_first, 6 pending,
+// 7 contract:digest, then the label sets of each example in order. ARGV:
+// 1 ID, 2 template id, 3 template, 4 count, 5 first ms, 6 last ms, 7 max
+// examples, 8 examples, 9 the writer's contract digest ('' = unchecked),
+// then per example its JSON and how many label keys it brought. A writer
+// under another contract than the store's gets the error "CONTRACT <the
+// store's>" and nothing is written.
 // Returns the cluster's total count: equal to ARGV[4] when this call created it.
 constexpr const char* kApplyScript = R"lua(
+if ARGV[9] ~= '' then
+  local c = redis.call('GET', KEYS[7])
+  if not c and redis.call('ZCARD', KEYS[3]) == 0 then
+    redis.call('SET', KEYS[7], ARGV[9])  -- an empty store (a new one, or one that lost its data)
+    c = ARGV[9]
+  end
+  if c ~= ARGV[9] then return redis.error_reply('CONTRACT ' .. tostring(c)) end
+end
 local n = tonumber(ARGV[4])
 local total = redis.call('HINCRBY', KEYS[1], 'n', n)
 if total == n then
@@ -47,7 +59,7 @@ redis.call('ZINCRBY', KEYS[3], n, ARGV[1])
 redis.call('ZADD', KEYS[4], 'GT', ARGV[6], ARGV[1])
 local have = redis.call('LLEN', KEYS[2])
 local max_ex = tonumber(ARGV[7])
-local a, k = 9, 7
+local a, k = 10, 8
 for e = 1, tonumber(ARGV[8]) do
   local nl = tonumber(ARGV[a + 1])
   if have < max_ex then
@@ -73,6 +85,8 @@ std::string lower(std::string s) {
 RedisCatalog::RedisCatalog(const redis::Url& url, const redis::Options& options, std::string key_prefix,
                            int max_examples, size_t max_buffer_bytes)
     : prefix_(std::move(key_prefix)),
+      url_(url),
+      options_(options),
       max_examples_(max_examples),
       max_buffer_bytes_(max_buffer_bytes),
       writer_(url, options),
@@ -88,7 +102,14 @@ RedisCatalog::RedisCatalog(const redis::Url& url, const redis::Options& options,
 
 RedisCatalog::~RedisCatalog() = default;
 
-std::string RedisCatalog::unavailable() const { return down_.load() ? "redis unreachable" : ""; }
+std::string RedisCatalog::unavailable() const {
+  if (down_.load()) return "redis unreachable";
+  {
+    std::lock_guard lock(migrating_mu_);
+    if (!migrating_.empty()) return migrating_;
+  }
+  return contract_refused_.load() ? "the store is under another cluster-id contract than this replica's" : "";
+}
 
 std::vector<Reply> RedisCatalog::call(redis::Connection& c, const std::vector<std::vector<std::string>>& cmds) const {
   // Reads may go twice (a reader connection left from before a Redis
@@ -120,8 +141,8 @@ std::vector<bool> RedisCatalog::send(const std::vector<ClusterUpdate>& updates) 
   cmds.push_back({"MULTI"});
   for (const auto& u : updates) {
     const std::string id = lsh::format_id(u.cluster_id);
-    std::vector<std::string> keys = {key("c:" + id),    key("ex:" + id),    key("by_count"),
-                                     key("by_last"),    key("by_first"),    key("pending")};
+    std::vector<std::string> keys = {key("c:" + id),    key("ex:" + id),    key("by_count"), key("by_last"),
+                                     key("by_first"),   key("pending"),     key("contract:digest")};
     std::vector<std::string> args = {id,
                                      lsh::format_id(u.template_id),
                                      u.template_text,
@@ -132,6 +153,7 @@ std::vector<bool> RedisCatalog::send(const std::vector<ClusterUpdate>& updates) 
     // Only the examples that can still be kept travel (at most max_examples).
     const size_t n_ex = std::min(u.examples.size(), static_cast<size_t>(std::max(max_examples_, 0)));
     args.push_back(std::to_string(n_ex));
+    args.push_back(digest_);
     for (size_t e = 0; e < n_ex; ++e) {
       const auto& [text, labels] = u.examples[e];
       json lj = json::object();
@@ -173,18 +195,33 @@ std::vector<bool> RedisCatalog::send(const std::vector<ClusterUpdate>& updates) 
     for (size_t j = 0; j < noscript.size(); ++j) replies[noscript[j]] = std::move(retried[j]);
   }
   for (size_t i = 0; i < replies.size(); ++i) {
+    if (replies[i].is_error() && replies[i].str.rfind("CONTRACT", 0) == 0) {
+      // Every script of the group checked the same key: none wrote.
+      const std::string store = replies[i].str.substr(std::min<size_t>(9, replies[i].str.size()));
+      if (!contract_refused_.exchange(true))
+        spdlog::error("catalog: the store is under cluster-id contract {}, this replica serves {}: its writes are "
+                      "refused (upgrade or roll back this replica)",
+                      store, digest_);
+      throw StoreUnavailable("store unavailable: the catalog is under cluster-id contract " + store +
+                             ", this replica serves " + digest_ +
+                             ": writes are refused so that ids of two contracts never mix");
+    }
     check(replies[i], "apply");
     is_new[i] = replies[i].integer == static_cast<int64_t>(updates[i].count);
   }
+  if (contract_refused_.exchange(false)) spdlog::info("catalog: the store's contract is this replica's again");
   return is_new;
 }
 
 std::vector<bool> RedisCatalog::apply(const std::vector<ClusterUpdate>& updates) {
+  if (migrating_flag_.load(std::memory_order_acquire)) throw StoreUnavailable("store unavailable: " + unavailable());
   if (max_buffer_bytes_ == 0) return send(updates);  // no buffer: a failure fails the lines at once
   std::vector<bool> is_new(updates.size(), false);
   if (settle()) {
     try {
       return send(updates);
+    } catch (const StoreUnavailable&) {
+      throw;  // refused, certainly not written: not buffered
     } catch (const std::exception& e) {
       // A broken round trip, or an error reply (a Redis still loading its
       // data answers LOADING): maybe applied, maybe not. settle() asks the
@@ -286,6 +323,11 @@ bool RedisCatalog::settle() {
         auto fresh = send(group);
         for (size_t i = 0; i < group.size(); ++i)
           if (fresh[i]) created_.push_back(pending_of(group[i]));
+      } catch (const StoreUnavailable&) {
+        // The store moved to another contract while these waited: they stay
+        // buffered (and land if it comes back), never under two contracts.
+        for (auto& u : group) merge(std::move(u));
+        return false;
       } catch (const std::exception&) {  // as in apply(): the marker decides later
         uncertain_ = std::move(group);
         uncertain_seq_ = sent_seq_;
@@ -493,6 +535,247 @@ int64_t RedisCatalog::size() const {
     // logged by call(); the last count stands
   }
   return size_.load(std::memory_order_relaxed);
+}
+
+// --- The cluster-id contract and migrations (pipeline/migrate.h) ---
+
+std::string RedisCatalog::stored_contract() {
+  std::lock_guard lock(reader_mu_);
+  auto r = call(reader_, {{"MGET", key("contract:digest"), key("contract")}}).front();
+  check(r, "contract");
+  if (r.elements.size() != 2 || r.elements[0].is_nil()) return {};
+  json c = r.elements[1].is_nil() ? json(nullptr) : json::parse(r.elements[1].str, nullptr, false);
+  return json{{"digest", r.elements[0].str}, {"contract", c.is_object() ? c.value("contract", json(nullptr)) : json(nullptr)}}
+      .dump();
+}
+
+void RedisCatalog::record_contract(const std::string& contract, const std::string& digest) {
+  std::lock_guard lock(reader_mu_);
+  auto r = call(reader_, {{"SET", key("contract:digest"), digest, "NX"}}).front();
+  check(r, "record contract");
+  if (r.is_nil()) return;  // another replica recorded one first: startup checks it again at the next start
+  const std::string c = json{{"digest", digest}, {"contract", json::parse(contract)}}.dump();
+  for (auto& x : call(reader_, {{"SET", key("contract"), c},
+                                {"RPUSH", key("contract:history"),
+                                 json{{"digest", digest}, {"since", format_time_ms(now_ms())}}.dump()}}))
+    check(x, "record contract");
+}
+
+json RedisCatalog::contract_history() {
+  std::lock_guard lock(reader_mu_);
+  auto r = call(reader_, {{"LRANGE", key("contract:history"), "0", "-1"}, {"LRANGE", key("migrations"), "0", "-1"}});
+  json out = {{"contracts", json::array()}, {"migrations", json::array()}};
+  const char* names[] = {"contracts", "migrations"};
+  for (int i = 0; i < 2; ++i) {
+    check(r[i], "contract history");
+    for (const auto& e : r[i].elements) {
+      json j = json::parse(e.str, nullptr, false);
+      if (!j.is_discarded()) out[names[i]].push_back(std::move(j));
+    }
+  }
+  return out;
+}
+
+bool RedisCatalog::lock_migration(int64_t ttl_ms) {
+  static constexpr const char* kTake = R"lua(
+if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 end
+if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('PEXPIRE', KEYS[1], ARGV[2]) return 1 end
+return 0
+)lua";
+  std::lock_guard lock(reader_mu_);
+  auto r = call(reader_, {{"EVAL", kTake, "1", key("migrate:lock"), redis::process_name(), std::to_string(ttl_ms)}})
+               .front();
+  check(r, "migration lock");
+  return r.integer == 1;
+}
+
+void RedisCatalog::unlock_migration() {
+  static constexpr const char* kDrop = R"lua(
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+)lua";
+  std::lock_guard lock(reader_mu_);
+  check(call(reader_, {{"EVAL", kDrop, "1", key("migrate:lock"), redis::process_name()}}).front(), "migration unlock");
+}
+
+void RedisCatalog::begin_migration(const std::string& to_digest) {
+  // Every replica's writes fail from now on (the apply script's check):
+  // what they wrote between read_all() and the commit would be lost.
+  std::lock_guard lock(reader_mu_);
+  check(call(reader_, {{"SET", key("contract:digest"), "migrating:" + to_digest}}).front(), "begin migration");
+}
+
+void RedisCatalog::set_migrating(std::string why) {
+  std::lock_guard lock(migrating_mu_);
+  migrating_ = std::move(why);
+  migrating_flag_.store(!migrating_.empty(), std::memory_order_release);
+}
+
+std::vector<StoredCluster> RedisCatalog::read_all() {
+  std::lock_guard lock(reader_mu_);
+  auto ids = call(reader_, {{"ZRANGE", key("by_count"), "0", "-1"}, {"SMEMBERS", key("pending")}});
+  check(ids[0], "read_all");
+  check(ids[1], "read_all");
+  std::unordered_map<std::string, bool> pending;
+  for (const auto& m : ids[1].elements) pending[m.str] = true;
+  std::vector<StoredCluster> out;
+  constexpr size_t kChunk = 1000;
+  const auto& all = ids[0].elements;
+  for (size_t start = 0; start < all.size(); start += kChunk) {
+    const size_t end = std::min(all.size(), start + kChunk);
+    std::vector<std::vector<std::string>> cmds;
+    for (size_t i = start; i < end; ++i) {
+      cmds.push_back({"HMGET", key("c:" + all[i].str), "tid", "t", "n", "f", "l"});
+      cmds.push_back({"LRANGE", key("ex:" + all[i].str), "0", "-1"});
+    }
+    auto r = call(reader_, cmds);
+    for (size_t i = start; i < end; ++i) {
+      const Reply& row = r[2 * (i - start)];
+      const Reply& ex = r[2 * (i - start) + 1];
+      check(row, "read_all");
+      check(ex, "read_all");
+      uint64_t id = 0, tid = 0;
+      if (!lsh::parse_id(all[i].str, &id) || row.elements.size() != 5 || row.elements[1].is_nil()) continue;
+      StoredCluster c;
+      c.cluster_id = id;
+      lsh::parse_id(row.elements[0].str, &tid);
+      c.template_id = tid;
+      c.template_text = row.elements[1].str;
+      c.count = static_cast<uint64_t>(redis::to_int(row.elements[2].str));
+      c.first_ms = redis::to_int(row.elements[3].str);
+      c.last_ms = redis::to_int(row.elements[4].str);
+      c.alert_pending = pending.count(all[i].str) > 0;
+      for (const auto& e : ex.elements) {
+        json j = json::parse(e.str, nullptr, false);
+        if (!j.is_object()) continue;
+        c.examples.push_back({j.value("text", std::string()),
+                              (j.contains("labels") && j["labels"].is_object() ? j["labels"] : json::object()).dump(),
+                              j.value("ts", int64_t{0})});
+      }
+      out.push_back(std::move(c));
+    }
+  }
+  return out;
+}
+
+void RedisCatalog::commit_migration(const MigrationPlan& plan) {
+  // Its own connection with a long timeout: one MULTI/EXEC holds the whole
+  // new catalog, queued over several round trips; a writer killed before
+  // EXEC leaves the old catalog whole (Redis drops a MULTI whose client
+  // goes away), and the next replica to take the lock starts over.
+  redis::Options slow = options_;
+  slow.timeout = std::chrono::milliseconds(std::max<int64_t>(options_.timeout.count(), 120000));
+  redis::Connection c(url_, slow);
+  auto one = [&](const std::vector<std::string>& cmd, const char* what) {
+    Reply r = c.command(cmd);
+    check(r, what);
+    return r;
+  };
+  // What the old catalog has: its ids and its label sets.
+  Reply old_ids = one({"ZRANGE", key("by_count"), "0", "-1"}, "migration: ids");
+  std::vector<std::string> label_keys;
+  for (std::string cursor = "0";;) {
+    Reply r = one({"SCAN", cursor, "MATCH", key("label:*"), "COUNT", "1000"}, "migration: labels");
+    if (r.elements.size() != 2) break;
+    for (const auto& k : r.elements[1].elements) label_keys.push_back(k.str);
+    cursor = r.elements[0].str;
+    if (cursor == "0") break;
+  }
+  Reply old_map = one({"HGETALL", key("idmap")}, "migration: id map");
+  // Chains: an id of an earlier contract that pointed at an id changed now
+  // points at what that became (its largest share).
+  std::unordered_map<uint64_t, std::pair<uint64_t, double>> primary;
+  for (const auto& m : plan.map) {
+    auto [it, added] = primary.emplace(m.old_id, std::make_pair(m.new_id, m.share));
+    if (!added && m.share > it->second.second) it->second = {m.new_id, m.share};
+  }
+  std::map<std::string, json> idmap;  // old hex -> [[new hex, share]...]
+  for (size_t i = 0; i + 1 < old_map.elements.size(); i += 2) {
+    json targets = json::parse(old_map.elements[i + 1].str, nullptr, false);
+    if (!targets.is_array()) continue;
+    for (auto& t : targets) {
+      uint64_t to = 0;
+      if (t.is_array() && t.size() == 2 && lsh::parse_id(t[0].get<std::string>(), &to))
+        if (auto p = primary.find(to); p != primary.end()) t[0] = lsh::format_id(p->second.first);
+    }
+    idmap[old_map.elements[i].str] = std::move(targets);
+  }
+  for (const auto& m : plan.map) {
+    json& t = idmap[lsh::format_id(m.old_id)];
+    if (!t.is_array() || primary.count(m.old_id)) t = json::array();
+  }
+  for (const auto& m : plan.map) idmap[lsh::format_id(m.old_id)].push_back({lsh::format_id(m.new_id), m.share});
+  for (const auto& n : plan.clusters) idmap.erase(lsh::format_id(n.cluster_id));  // current ids are not old ones
+
+  std::vector<std::vector<std::string>> cmds;
+  auto flush_cmds = [&](bool last) {
+    if (cmds.empty()) return;
+    auto r = c.pipeline(cmds);
+    for (size_t i = 0; i < r.size(); ++i)
+      if (!(last && i + 1 == r.size())) check(r[i], "migration: queue");
+    if (last) {
+      const Reply& exec = r.back();
+      check(exec, "migration: EXEC");
+      if (exec.type != Reply::Type::kArray) throw std::runtime_error("redis catalog: migration EXEC was aborted");
+      for (const auto& e : exec.elements) check(e, "migration");
+    }
+    cmds.clear();
+  };
+  cmds.push_back({"MULTI"});
+  for (const auto& id : old_ids.elements) cmds.push_back({"DEL", key("c:" + id.str), key("ex:" + id.str)});
+  for (const auto& k : label_keys) cmds.push_back({"DEL", k});
+  cmds.push_back({"DEL", key("by_count"), key("by_last"), key("by_first"), key("pending"), key("idmap")});
+  for (const auto& n : plan.clusters) {
+    const std::string id = lsh::format_id(n.cluster_id);
+    cmds.push_back({"HSET", key("c:" + id), "tid", lsh::format_id(n.template_id), "t", n.template_text, "n",
+                    std::to_string(n.count), "f", std::to_string(n.first_ms), "l", std::to_string(n.last_ms)});
+    cmds.push_back({"ZADD", key("by_count"), std::to_string(n.count), id});
+    cmds.push_back({"ZADD", key("by_last"), std::to_string(n.last_ms), id});
+    cmds.push_back({"ZADD", key("by_first"), std::to_string(n.first_ms), id});
+    if (n.alert_pending) cmds.push_back({"SADD", key("pending"), id});
+    if (!n.examples.empty()) {
+      std::vector<std::string> push = {"RPUSH", key("ex:" + id)};
+      for (const auto& e : n.examples) {
+        json labels = json::parse(e.labels_json, nullptr, false);
+        if (!labels.is_object()) labels = json::object();
+        push.push_back(json{{"text", e.text}, {"labels", labels}, {"ts", e.ts_ms}}.dump());
+        for (auto it = labels.begin(); it != labels.end(); ++it)
+          if (it.value().is_string()) cmds.push_back({"SADD", label_key(it.key(), it.value().get<std::string>()), id});
+      }
+      cmds.push_back(std::move(push));
+    }
+    if (cmds.size() >= 20000) flush_cmds(false);
+  }
+  for (const auto& [old, targets] : idmap) {
+    cmds.push_back({"HSET", key("idmap"), old, targets.dump()});
+    if (cmds.size() >= 20000) flush_cmds(false);
+  }
+  cmds.push_back({"SET", key("contract:digest"), plan.digest});
+  cmds.push_back({"SET", key("contract"), json{{"digest", plan.digest}, {"contract", json::parse(plan.contract)}}.dump()});
+  cmds.push_back({"RPUSH", key("contract:history"),
+                  json{{"digest", plan.digest}, {"since", format_time_ms(now_ms())}}.dump()});
+  cmds.push_back({"RPUSH", key("migrations"), plan.report});
+  cmds.push_back({"LTRIM", key("migrations"), "-20", "-1"});
+  cmds.push_back({"EXEC"});
+  flush_cmds(true);
+  size_.store(static_cast<int64_t>(plan.clusters.size()), std::memory_order_relaxed);
+}
+
+std::vector<IdMapping> RedisCatalog::migrated(uint64_t old_id) {
+  std::lock_guard lock(reader_mu_);
+  auto r = call(reader_, {{"HGET", key("idmap"), lsh::format_id(old_id)}}).front();
+  check(r, "id map");
+  std::vector<IdMapping> out;
+  if (r.is_nil()) return out;
+  json targets = json::parse(r.str, nullptr, false);
+  if (!targets.is_array()) return out;
+  for (const auto& t : targets) {
+    uint64_t to = 0;
+    if (t.is_array() && t.size() == 2 && t[0].is_string() && lsh::parse_id(t[0].get<std::string>(), &to))
+      out.push_back({old_id, to, t[1].get<double>()});
+  }
+  std::sort(out.begin(), out.end(), [](const IdMapping& a, const IdMapping& b) { return a.share > b.share; });
+  return out;
 }
 
 }  // namespace logsift

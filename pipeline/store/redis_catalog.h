@@ -11,6 +11,13 @@
 //   P by_count    zset ID -> count;  P by_last / P by_first: ID -> ms
 //   P label:K=V   set of IDs with an example labelled K=V
 //   P pending     set of IDs whose new_cluster alerts are not yet in an outbox
+//   P contract:digest  the cluster-id contract the catalog is under; every
+//                 write checks it (in the apply script) and a replica
+//                 serving another contract is refused: ids of two contracts
+//                 never mix. "migrating:<digest>" while a replica migrates.
+//   P contract    {"digest","contract"};  P contract:history, P migrations:
+//                 lists of JSON;  P idmap: hash old ID -> [[new ID, share]...];
+//                 P migrate:lock: the replica migrating (SET NX PX, renewed)
 // apply() runs one Lua script per cluster, all in one pipelined round trip
 // inside MULTI/EXEC: counting, "is this cluster new" and the examples are
 // atomic in Redis, so exactly one replica sees a cluster as new, and a group
@@ -64,6 +71,17 @@ class RedisCatalog final : public Catalog {
   std::string unavailable() const override;
   void flush() override;
   std::vector<PendingNewCluster> take_created() override;
+  std::string stored_contract() override;
+  void record_contract(const std::string& contract, const std::string& digest) override;
+  nlohmann::json contract_history() override;
+  void serve_contract(const std::string& digest) override { digest_ = digest; }
+  bool lock_migration(int64_t ttl_ms) override;
+  void unlock_migration() override;
+  void begin_migration(const std::string& to_digest) override;
+  void set_migrating(std::string why) override;
+  std::vector<StoredCluster> read_all() override;
+  void commit_migration(const MigrationPlan& plan) override;
+  std::vector<IdMapping> migrated(uint64_t old_id) override;
 
  private:
   // One pipelined round trip on `c` (writer_ or, under reader_mu_, reader_);
@@ -89,6 +107,13 @@ class RedisCatalog final : public Catalog {
   static PendingNewCluster pending_of(const ClusterUpdate& u);
 
   std::string prefix_;
+  redis::Url url_;
+  redis::Options options_;
+  std::string digest_;  // the contract this replica writes under ("" = unchecked)
+  mutable std::mutex migrating_mu_;
+  std::string migrating_;  // under migrating_mu_: writes refused with this while set
+  std::atomic<bool> migrating_flag_{false};
+  std::atomic<bool> contract_refused_{false};  // the last write was refused: the store is under another contract
   int max_examples_;
   size_t max_buffer_bytes_;
   // Writer thread only: the buffer of writes that wait for Redis.

@@ -26,7 +26,9 @@ int cmd_migrate(const Args& a) {
       p.stop();
     }
     std::string from;
-    const ContractCheck check = check_contract(catalog.stored_contract(), catalog.size(), to, &from);
+    // An explicit migrate also moves a store back to an earlier contract.
+    ContractCheck check = check_contract(catalog.stored_contract(), catalog.contract_history(), catalog.size(), to, &from);
+    if (check == ContractCheck::kNewer) check = ContractCheck::kMigrate;
     nlohmann::json out = {{"data_dir", a.config.data_dir},
                           {"from", from.empty() ? nlohmann::json(nullptr) : nlohmann::json(from)},
                           {"to", to.digest},

@@ -71,6 +71,13 @@ Stores open_stores(const Config& config) {
   return s;
 }
 
+// Why writes are refused when the store moved on to a later contract.
+std::string newer_store_message(const std::string& stored, const std::string& ours) {
+  return "the catalog is under cluster-id contract " + stored + ", which replaced this release's " + ours +
+         ": writes are refused so that ids of two contracts never mix. Upgrade this replica, or move the store back "
+         "explicitly with `logsift migrate` and this release's flags";
+}
+
 // Runs until a signal; returns the process exit code.
 int run_server(const Config& config) {
   if (auto why = api::check_exposure(config)) {
@@ -142,11 +149,17 @@ int run_server(const Config& config) {
   std::string stored_digest;
   bool migrate = false;
   try {
-    switch (check_contract(stores.catalog->stored_contract(), stores.catalog->size(), contract, &stored_digest)) {
+    stores.catalog->serve_contract(contract.digest);
+    switch (check_contract(stores.catalog->stored_contract(), stores.catalog->contract_history(),
+                           stores.catalog->size(), contract, &stored_digest)) {
       case ContractCheck::kSame:
         break;
       case ContractCheck::kFresh:
         stores.catalog->record_contract(contract.json.dump(), contract.digest);
+        break;
+      case ContractCheck::kNewer:
+        spdlog::error("catalog: {}", newer_store_message(stored_digest, contract.digest));
+        stores.catalog->set_migrating(newer_store_message(stored_digest, contract.digest));
         break;
       case ContractCheck::kMigrate:
         migrate = true;
@@ -184,22 +197,48 @@ int run_server(const Config& config) {
     }
   };
   std::thread migration;
+  std::atomic<bool> migration_stop{false};
   if (migrate) {
-    migration = std::thread([&config, &stores, &contract, stored_digest, replay] {
+    migration = std::thread([&config, &stores, &contract, &migration_stop, replay] {
       set_thread_name("ls-migrate");
       Catalog& catalog = *stores.catalog;
+      const std::string doing = "migrating cluster ids to contract " + contract.digest;
       try {
-        const auto report = migrate_catalog(config, catalog, stored_digest, /*dry_run=*/false,
-                                            [&](size_t done, size_t total) {
-                                              catalog.set_migrating("migrating cluster ids to contract " +
-                                                                    contract.digest + ": " + std::to_string(done) +
-                                                                    " of " + std::to_string(total) + " clusters");
-                                            });
-        spdlog::warn("catalog: migrated to contract {}: {}", contract.digest, report.dump());
+        // Replicas sharing a store: one migrates, the others wait for it.
+        while (!catalog.lock_migration(60000)) {
+          catalog.set_migrating(doing + ": another replica is migrating the store; waiting");
+          for (int i = 0; i < 10 && !migration_stop; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+          if (migration_stop) return;
+        }
+        std::string from;
+        const auto check = check_contract(catalog.stored_contract(), catalog.contract_history(), catalog.size(),
+                                          contract, &from);
+        if (check == ContractCheck::kNewer) {
+          catalog.unlock_migration();
+          spdlog::error("catalog: {}", newer_store_message(from, contract.digest));
+          catalog.set_migrating(newer_store_message(from, contract.digest));
+          return;
+        }
+        if (check == ContractCheck::kMigrate) {
+          const auto report =
+              migrate_catalog(config, catalog, from, /*dry_run=*/false, [&](size_t done, size_t total) {
+                catalog.lock_migration(60000);  // renewed while it works
+                catalog.set_migrating(doing + ": " + std::to_string(done) + " of " + std::to_string(total) +
+                                      " clusters");
+              });
+          spdlog::warn("catalog: migrated to contract {}: {}", contract.digest, report.dump());
+        } else {
+          spdlog::info("catalog: another replica migrated the store to contract {}", contract.digest);
+        }
+        catalog.unlock_migration();
         replay();
         catalog.set_migrating("");
       } catch (const std::exception& e) {
         // Nothing was changed (one transaction): the old catalog stays whole.
+        try {
+          catalog.unlock_migration();
+        } catch (const std::exception&) {  // the lock expires by itself
+        }
         spdlog::critical("catalog: migration to contract {} failed: {}; writes stay refused. Restart to try again, "
                          "or serve with the earlier release's flags",
                          contract.digest, e.what());
@@ -227,6 +266,7 @@ int run_server(const Config& config) {
     }
   } catch (const std::exception& e) {
     spdlog::critical("cannot listen: {}", e.what());
+    migration_stop = true;
     if (migration.joinable()) migration.join();
     pipeline->stop();
     windows.reset();
@@ -298,6 +338,7 @@ int run_server(const Config& config) {
   ioc.stop();
   for (auto& t : threads) t.join();
   background.wait();
+  migration_stop = true;  // a replica still waiting for another's migration stops waiting
   if (migration.joinable()) migration.join();  // one transaction: never left half done
   stores.catalog->checkpoint();
   spdlog::info("stopped: {} lines clustered", metrics().lines_clustered.get());
