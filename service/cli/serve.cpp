@@ -199,7 +199,7 @@ int run_server(const Config& config) {
   std::thread migration;
   std::atomic<bool> migration_stop{false};
   if (migrate) {
-    migration = std::thread([&config, &stores, &contract, &migration_stop, replay] {
+    migration = std::thread([&config, &stores, &contract, &migration_stop, replay, seen = stored_digest] {
       set_thread_name("ls-migrate");
       Catalog& catalog = *stores.catalog;
       const std::string doing = "migrating cluster ids to contract " + contract.digest;
@@ -213,6 +213,19 @@ int run_server(const Config& config) {
         std::string from;
         const auto check = check_contract(catalog.stored_contract(), catalog.contract_history(), catalog.size(),
                                           contract, &from);
+        const std::string was = seen.rfind("migrating:", 0) == 0 ? std::string() : seen;
+        const std::string now = from.rfind("migrating:", 0) == 0 ? std::string() : from;
+        if (check == ContractCheck::kMigrate && now != was && !now.empty()) {
+          // Another replica moved the store to a third contract while this
+          // one waited: two releases must not take turns rewriting it.
+          catalog.unlock_migration();
+          const std::string why = "the catalog was migrated to cluster-id contract " + now +
+                                  " by another replica while this one (contract " + contract.digest +
+                                  ") waited: writes are refused so that ids of two contracts never mix";
+          spdlog::error("catalog: {}", why);
+          catalog.set_migrating(why);
+          return;
+        }
         if (check == ContractCheck::kNewer) {
           catalog.unlock_migration();
           spdlog::error("catalog: {}", newer_store_message(from, contract.digest));

@@ -653,6 +653,80 @@ TEST_F(RedisStore, RedisThatLostItsDataIsDetectedCountedAndReseeded) {
   EXPECT_EQ(copies, 1);
 }
 
+// A rolling upgrade on one Redis: two replicas of the old contract (LSH
+// seed 4242), then one of the new. The new one migrates the shared catalog
+// (one replica, under a lock); from then on the old ones refuse to write
+// (503 naming both contracts, not ready) instead of mixing their ids in;
+// the same events raise no new_cluster alert, old ids answer, counts carry;
+// a second new replica finds the store migrated and migrates nothing.
+TEST_F(RedisStore, ARollingUpgradeMigratesOnceAndNeverMixesContracts) {
+  if (!have_redis()) GTEST_SKIP() << "redis-server not installed";
+  ASSERT_TRUE(start_redis());
+  ASSERT_TRUE(start_replicas(2, {"--lsh-seed", "4242"}));
+  WebhookReceiver receiver;
+  ASSERT_TRUE(receiver.start());
+  ASSERT_TRUE(subscribe_all(0, {{"url", "http://127.0.0.1:" + std::to_string(receiver.port()) + "/hook"},
+                                {"rules", json::array({"new_cluster"})}}));
+  const std::vector<std::string> events = {"Connection from 10.0.0.1 closed after 35 seconds",
+                                           "User alice logged in from host web-1", "Disk /dev/sda1 is 91% full",
+                                           "Job 4711 finished in 120 ms"};
+  std::vector<std::string> old_ids;
+  long long acknowledged = 0;
+  for (int round = 0; round < 3; ++round)
+    for (const auto& e : events) {
+      auto r = post_infer(port(static_cast<size_t>(round % 2)), e);
+      ASSERT_EQ(r.status, 200) << r.describe();
+      if (round == 0) old_ids.push_back(r.json_body()["cluster_id"].get<std::string>());
+      ++acknowledged;
+    }
+  ASSERT_TRUE(receiver.wait_for_count(events.size(), Millis(15000)));
+
+  // The new release: no seed flag, another contract.
+  ServerOptions o = replica_options(*redis);
+  replicas.push_back(std::make_unique<ServerProcess>(o));
+  ASSERT_TRUE(replicas.back()->start_ready()) << replicas.back()->log_text();
+  const int fresh = replicas.back()->http_port();
+  const json info = http_get(fresh, "/info").json_body();
+  ASSERT_EQ(info["migrations"].size(), 1u) << info.dump();
+  EXPECT_EQ(info["migrations"][0].value("mapped", 0), 4);
+
+  // The old replicas now refuse to write, and say why.
+  for (size_t i = 0; i < 2; ++i) {
+    auto w = post_infer(port(i), events[0]);
+    EXPECT_EQ(w.status, 503) << w.describe();
+    EXPECT_NE(w.json_body().value("error", "").find("contract"), std::string::npos) << w.describe();
+    EXPECT_TRUE(wait_until([&] { return http_get(port(i), "/readyz").status == 503; }, Millis(5000)));
+  }
+  // The new one: the same events are known, old ids answer, counts carry.
+  for (size_t i = 0; i < events.size(); ++i) {
+    auto r = post_infer(fresh, events[i]);
+    ASSERT_EQ(r.status, 200) << r.describe();
+    EXPECT_FALSE(r.json_body().value("new", true)) << events[i];
+    ++acknowledged;
+    auto old = http_get(fresh, "/clusters/" + old_ids[i]);
+    ASSERT_EQ(old.status, 200) << old.describe();
+    EXPECT_EQ(old.json_body().value("cluster_id", ""), r.json_body().value("cluster_id", ""));
+    EXPECT_EQ(old.json_body().value("count", 0), 4);
+  }
+  // A marker's alert arrives, and nothing else did.
+  auto marker = post_infer(fresh, "marker event 3c9e never seen before the upgrade");
+  ASSERT_EQ(marker.status, 200);
+  ++acknowledged;
+  EXPECT_TRUE(wait_alerted(receiver, {marker.json_body()["cluster_id"].get<std::string>()}, Millis(15000)));
+  EXPECT_EQ(receiver.count(), events.size() + 1) << "the upgrade raised new_cluster alerts for known events";
+
+  // Another replica of the new release: nothing to migrate.
+  replicas.push_back(std::make_unique<ServerProcess>(o));
+  ASSERT_TRUE(replicas.back()->start_ready());
+  EXPECT_EQ(http_get(replicas.back()->http_port(), "/info").json_body()["migrations"].size(), 1u);
+  EXPECT_EQ(post_infer(replicas.back()->http_port(), events[1]).json_body().value("new", true), false);
+  ++acknowledged;
+  auto counts = cluster_counts(fresh);
+  ASSERT_TRUE(counts);
+  EXPECT_EQ(counts->size(), events.size() + 1);
+  EXPECT_EQ(total_count(*counts), acknowledged);
+}
+
 TEST_F(RedisStore, UnreachableRedisFailsTheStartWithAClearError) {
   TempDir dir("logsift-redis-none-");
   auto r = run_logsift({"serve", "--http-port", "0", "--tcp-port", "0", "--syslog-port", "-1", "--data-dir",
