@@ -11,6 +11,7 @@
 
 #include <csignal>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
 #include <string>
@@ -182,6 +183,54 @@ TEST(Upgrade, ANarrowerContractMergesAndAWiderOneSplitsWithCountsAddingUp) {
   EXPECT_EQ(counts->size(), 6u);
   EXPECT_EQ(total_count(*counts), 12);
   for (const auto& [id, is_new] : post_texts(wide.http_port(), kEvents)) EXPECT_FALSE(is_new) << id;
+}
+
+// A format bank added: its formats say that the user and the host are
+// values, so lines the model kept apart become one cluster (a merge).
+TEST(Upgrade, AFormatBankAddedMergesWhatItJoins) {
+  TempDir data("logsift-upgrade-");
+  // Queue names are words: the model keeps some of them (three clusters today).
+  const std::vector<std::string> lines = {"queue orders drained after retries", "queue payments drained after retries",
+                                          "queue invoices drained after retries"};
+  std::set<std::string> before_ids;
+  std::vector<std::string> ids;
+  {
+    ServerProcess plain(on(data.path(), {}));
+    ASSERT_TRUE(plain.start_ready());
+    for (const auto& [id, is_new] : post_texts(plain.http_port(), lines)) {
+      before_ids.insert(id);
+      ids.push_back(id);
+    }
+    EXPECT_TRUE(plain.stop().clean());
+  }
+  const std::string bank = data.path() + "/../bank-" + std::to_string(::getpid()) + ".txt";
+  {
+    std::ofstream f(bank);
+    f << "queue %s drained after retries\n";
+  }
+  ServerProcess banked(on(data.path(), {"--format-bank", bank}));
+  ASSERT_TRUE(banked.start_ready()) << banked.log_text();
+  std::filesystem::remove(bank);
+  const json m = last_migration(banked.http_port());
+  ASSERT_TRUE(m.is_object());
+  EXPECT_EQ(m.value("clusters_before", 0), static_cast<int>(before_ids.size()));
+  EXPECT_EQ(m.value("clusters_after", 0), 1);
+  ASSERT_GT(before_ids.size(), 1u) << "the model alone must keep some queue names apart for this test";
+  EXPECT_EQ(m.value("merged", 0), 1);
+  auto counts = cluster_counts(banked.http_port());
+  ASSERT_TRUE(counts);
+  ASSERT_EQ(counts->size(), 1u);
+  EXPECT_EQ(total_count(*counts), 3);
+  const std::string merged = counts->begin()->first;
+  for (const auto& id : ids) {
+    HttpResponse r = http_get(banked.http_port(), "/clusters/" + id);
+    ASSERT_EQ(r.status, 200);
+    EXPECT_EQ(r.json_body().value("cluster_id", ""), merged);
+  }
+  auto again = post_texts(banked.http_port(), {"queue refunds drained after retries"});
+  ASSERT_EQ(again.size(), 1u);
+  EXPECT_EQ(again[0].first, merged);
+  EXPECT_FALSE(again[0].second);
 }
 
 TEST(Upgrade, KilledMidMigrationResumesAndLosesNothing) {
