@@ -92,6 +92,10 @@ MigrationPlan plan_migration(Pipeline& ids, const std::vector<StoredCluster>& ol
   // new id -> how many examples each source brought, in the order appended
   std::unordered_map<uint64_t, std::vector<size_t>> source_examples;
   size_t unchanged = 0, changed = 0, split = 0, kept = 0;
+  // The first cases of each kind, by id, in the report (for review).
+  constexpr size_t kReportedCases = 100;
+  json splits = json::array(), merges = json::array();
+  std::unordered_map<uint64_t, std::vector<uint64_t>> merged_ids;  // new id -> old ids
   auto cluster_for = [&](uint64_t id, const StoredCluster& like, const Derived* d) -> StoredCluster& {
     auto [it, added] = at.emplace(id, plan.clusters.size());
     if (added) {
@@ -155,11 +159,17 @@ MigrationPlan plan_migration(Pipeline& ids, const std::vector<StoredCluster>& ol
       for (size_t e : v) n.examples.push_back(o.examples[e]);
       source_examples[id].push_back(v.size());
       ++sources[id];
+      if (merged_ids[id].size() < 16) merged_ids[id].push_back(o.cluster_id);
       if (id != o.cluster_id || to_ids.size() > 1)
         plan.map.push_back({o.cluster_id, id, static_cast<double>(v.size()) / static_cast<double>(derived_n)});
     }
     if (to_ids.size() > 1) {
       ++split;
+      if (splits.size() < kReportedCases) {
+        json into = json::array();
+        for (uint64_t id : order) into.push_back(lsh::format_id(id));
+        splits.push_back({{"from", lsh::format_id(o.cluster_id)}, {"into", into}});
+      }
     } else if (order.front() == o.cluster_id) {
       ++unchanged;
     } else {
@@ -171,6 +181,11 @@ MigrationPlan plan_migration(Pipeline& ids, const std::vector<StoredCluster>& ol
     if (sources[n.cluster_id] > 1) {
       ++merged;
       merged_from += sources[n.cluster_id];
+      if (merges.size() < kReportedCases) {
+        json from = json::array();
+        for (uint64_t id : merged_ids[n.cluster_id]) from.push_back(lsh::format_id(id));
+        merges.push_back({{"into", lsh::format_id(n.cluster_id)}, {"from", from}});
+      }
     }
     // A merged cluster keeps examples of every cluster it joined (taken in
     // turn, up to kMaxMergedExamples), so that a later contract that tells
@@ -211,6 +226,8 @@ MigrationPlan plan_migration(Pipeline& ids, const std::vector<StoredCluster>& ol
                      {"merged", merged},
                      {"merged_from", merged_from},
                      {"split", split},
+                     {"splits", splits},
+                     {"merges", merges},
                      {"kept_without_examples", kept},
                      {"examples_reclustered", examples},
                      {"plan_ms", static_cast<int64_t>(ms)}}
