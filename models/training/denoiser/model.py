@@ -185,6 +185,49 @@ class Denoiser(nn.Module):
         return torch.sigmoid(self.logits(x))
 
 
+class BoundedDenoiser(Denoiser):
+    """The bounded-context contract (models/token_scorer.h): a token-only head
+    gives ``token_logit(tok)``, and the context can move the logit by at most
+    ``context_bound`` (a tanh-squashed context head), by construction:
+
+        logit(x) = token_logit(x[:, 1]) + context_bound * tanh(ctx_head(x))
+
+    so a token whose token logit is further than ``context_bound`` from the
+    threshold's logit is decided by one token-only row, in any context; the
+    runtime runs the context rows only for the others.
+    """
+
+    def __init__(self, tok_channels: int = 64, tok_width: int = 5, ctx_channels: int = 32,
+                 ctx_width: int = 3, hidden: int = 64, context: str = CONTEXT, dropout: float = 0.0,
+                 context_bound: float = 2.0):
+        super().__init__(tok_channels, tok_width, ctx_channels, ctx_width, hidden, context, dropout)
+        self.context_bound = float(context_bound)
+        self.tok_fc1 = nn.Linear(2 * tok_channels + 1, hidden)
+        self.tok_fc2 = nn.Linear(hidden, 1)
+
+    def _tok_feats(self, tok: torch.Tensor) -> torch.Tensor:
+        mask = (tok != 0).to(torch.float32)
+        n = mask.sum(1, keepdim=True).clamp(min=1.0)
+        h = self.tok_conv(tok)
+        t_max = F.relu(h.amax(1) + self.tok_bias)
+        t_mean = F.relu(torch.bmm(mask.unsqueeze(1), h).squeeze(1) / n + self.tok_bias)
+        return torch.cat([t_max, t_mean, n / float(self.max_len)], 1)
+
+    @torch.jit.export
+    def token_logit(self, tok: torch.Tensor) -> torch.Tensor:
+        return self.tok_fc2(F.relu(self.tok_fc1(self._tok_feats(tok)))).squeeze(1)
+
+    def logits(self, x: torch.Tensor) -> torch.Tensor:
+        b = x.shape[0]
+        tf = self._tok_feats(x[:, 1])
+        base = self.tok_fc2(F.relu(self.tok_fc1(tf))).squeeze(1)
+        ctx = torch.cat([x[:, 0], x[:, 2]], 0)
+        c = F.relu(self.ctx_conv(ctx).amax(1) + self.ctx_bias)
+        feats = torch.cat([tf, c[:b], c[b:]], 1)
+        adj = self.fc2(F.relu(self.fc1(self.drop(feats)))).squeeze(1)
+        return base + self.context_bound * torch.tanh(adj)
+
+
 def n_params(m: nn.Module) -> int:
     return sum(p.numel() for p in m.parameters())
 

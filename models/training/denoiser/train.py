@@ -333,9 +333,10 @@ def train_arrays(args, X: np.ndarray, y: np.ndarray, log=print, is_real: Optiona
     w /= w.sum()
     log(f"data: {len(X)} word tokens ({int(y.sum())} variable), "
         f"{len(Xu)} unique examples ({int(yu.sum())} variable)")
-    model = md.Denoiser(tok_channels=args.tok_channels, tok_width=args.tok_width,
-                        ctx_channels=args.ctx_channels, ctx_width=args.ctx_width,
-                        hidden=args.hidden, context=args.context, dropout=args.dropout)
+    kw = dict(tok_channels=args.tok_channels, tok_width=args.tok_width, ctx_channels=args.ctx_channels,
+              ctx_width=args.ctx_width, hidden=args.hidden, context=args.context, dropout=args.dropout)
+    model = (md.BoundedDenoiser(context_bound=args.context_bound, **kw) if args.context_bound > 0
+             else md.Denoiser(**kw))
     log(f"model: {md.n_params(model)} parameters")
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=args.weight_decay)
     steps = args.max_steps if args.max_steps else max(1, int(args.epochs * len(Xu) / args.batch))
@@ -468,6 +469,8 @@ def add_args(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--ctx-channels", type=int, default=32)
     ap.add_argument("--ctx-width", type=int, default=3)
     ap.add_argument("--hidden", type=int, default=64)
+    ap.add_argument("--context-bound", type=float, default=0.0,
+                    help="> 0: the bounded-context model (token_logit + context_bound; model.BoundedDenoiser)")
     ap.add_argument("--log-every", type=int, default=500)
     ap.add_argument("--tiny", action="store_true", help="smoke test: 1%% of the data, 20 steps")
 
