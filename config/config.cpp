@@ -156,7 +156,7 @@ const std::vector<KeyDesc>& key_table() {
       LS_INT(analysis_threads), LS_INT(inline_max_lines), LS_INT(batch_max_lines),
       LS_INT(batch_max_delay_us), LS_INT(torch_threads), LS_INT(embedding_dim),
       LS_STR(encoder_model), LS_STR(encoder_vocab), LS_INT(encoder_max_len), LS_BOOL(encoder_canonicalize), KeyDesc{"slot_rules", set_slot_rules, [](const Config& c) { return json(c.slot_rules); }},
-      LS_STR(denoiser_model), LS_STR(format_bank), LS_INT(format_bank_slot_words), LS_DOUBLE(denoiser_threshold), LS_DOUBLE(denoiser_probe_margin),
+      LS_STR(denoiser_model), LS_STR(format_bank), LS_INT(format_bank_slot_words), LS_DOUBLE(denoiser_threshold), LS_DOUBLE(denoiser_probe_margin), LS_BOOL(denoiser_digit_shapes),
       LS_INT(denoiser_cache_entries), LS_INT(denoiser_cache_bytes), LS_INT(denoiser_max_forward_tokens),
       LS_INT(line_cache_entries), LS_INT(line_cache_bytes), LS_INT(template_cache_entries),
       LS_INT(template_cache_bytes), LS_INT(lsh_bits),

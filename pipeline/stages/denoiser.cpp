@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <deque>
 #include <unordered_map>
 
 #include "models/torch_runtime.h"
 #include "pipeline/core/metrics.h"
+#include "pipeline/core/text.h"
 
 namespace logsift {
 namespace {
@@ -149,6 +151,7 @@ Denoiser::Denoiser(const Config& c, std::unique_ptr<models::TokenScorer> scorer)
     : scorer_(std::move(scorer)),
       threshold_(static_cast<float>(c.denoiser_threshold)),
       probe_margin_(static_cast<float>(c.denoiser_probe_margin)),
+      digit_shapes_(c.denoiser_digit_shapes),
       torch_threads_(c.torch_threads),
       max_forward_(static_cast<size_t>(c.denoiser_max_forward_tokens)),
       token_(static_cast<size_t>(c.denoiser_cache_entries), static_cast<size_t>(c.denoiser_cache_bytes)),
@@ -208,7 +211,8 @@ bool Denoiser::decide_cached(std::string_view line, std::span<Token> tokens, Den
     t.mark = kMarkNone;
     if (!has_word_char(text)) continue;
     ++st.tokens;
-    auto d = token_.get(text);
+    std::string shape;
+    auto d = token_.get(token_key(text, &shape));
     if (!d) {
       t.mark = kMarkUndecided;
       all = false;
@@ -259,6 +263,17 @@ void Denoiser::run_token_logits(size_t n, DenoiseStats* st) {
   st->model_rows += n;
 }
 
+std::string_view Denoiser::token_key(std::string_view text, std::string* buf) const {
+  if (!digit_shapes_) return text;
+  size_t i = 0;
+  while (i < text.size() && !text::is_digit(text[i])) ++i;
+  if (i == text.size()) return text;
+  buf->assign(text);
+  for (; i < buf->size(); ++i)
+    if (text::is_digit((*buf)[i])) (*buf)[i] = '0';
+  return *buf;
+}
+
 void Denoiser::decide(std::span<DenoiseLine> lines) {
   size_t begin = 0, tokens = 0;
   for (size_t i = 0; i < lines.size(); ++i) {
@@ -282,14 +297,21 @@ void Denoiser::decide_slice(std::span<DenoiseLine> lines) {
   DenoiseStats st;
 
   // Step 1: token strings no cache knows yet -> a decision for the token cache.
+  std::deque<std::string> fresh_keys;  // owns the keys (stable addresses)
   std::unordered_map<std::string_view, uint32_t, StringHash, std::equal_to<>> slot_of;
   std::vector<std::string_view> fresh;
   ids_.clear();
   for (auto& l : lines) {
     for (Token& t : l.tokens) {
       if (t.kind != TokenKind::kWord || t.mark != kMarkUndecided) continue;
-      std::string_view text = l.text.substr(t.begin, t.end - t.begin);
-      if (slot_of.count(text) || token_.get(text)) continue;
+      std::string_view word = l.text.substr(t.begin, t.end - t.begin);
+      std::string shape;
+      const std::string_view key = token_key(word, &shape);
+      if (slot_of.count(key) || token_.get(key)) continue;
+      // The decision is made on the key itself (the shape for a word with
+      // digits), so it is the same whichever word of the shape came first.
+      fresh_keys.push_back(std::string(key));
+      const std::string_view text = fresh_keys.back();
       slot_of.emplace(text, static_cast<uint32_t>(fresh.size()));
       fresh.push_back(text);
       if (bounded_) {
@@ -343,7 +365,8 @@ void Denoiser::decide_slice(std::span<DenoiseLine> lines) {
       Token& t = l.tokens[words[wi]];
       if (t.mark != kMarkUndecided) continue;
       std::string_view text = l.text.substr(t.begin, t.end - t.begin);
-      auto d = token_.get(text);
+      std::string shape;
+      auto d = token_.get(token_key(text, &shape));
       if (d && *d != Decision::kContextual) {
         t.mark = *d == Decision::kVar ? kMarkVar : kMarkNone;
         continue;

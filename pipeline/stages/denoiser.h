@@ -64,8 +64,11 @@ class Denoiser {
  public:
   Denoiser(const Config& c, std::unique_ptr<models::TokenScorer> scorer);
   const models::TokenScorerInfo& info() const { return scorer_->info(); }
-  // "token_logit" (one row per new token string) or "probes".
-  const char* context_test() const { return bounded_ ? "token_logit" : "probes"; }
+  // "token_logit" (one row per new token string) or "probes"; with
+  // "+digit-shapes" when words with digits are decided by their shape.
+  std::string context_test() const {
+    return std::string(bounded_ ? "token_logit" : "probes") + (digit_shapes_ ? "+digit-shapes" : "");
+  }
 
   // Any thread: decides the line's scored word tokens from the caches;
   // returns false if some stay kMarkUndecided (they need decide()). Counts
@@ -99,6 +102,13 @@ class Denoiser {
   std::unique_ptr<models::TokenScorer> scorer_;
   float threshold_;
   float probe_margin_;
+  // Words with ASCII digits are probed and cached by their shape (each digit
+  // as '0'): a counter or an id inside a word (conn274, mx5, v3) is one
+  // token-cache entry and one probe, not one per value. Still a pure
+  // function of the token, so ids never depend on history.
+  bool digit_shapes_ = false;
+  // The token cache's key for `text`: itself, or its digit shape in *buf.
+  std::string_view token_key(std::string_view text, std::string* buf) const;
   bool bounded_ = false;       // the model has token_logit + context_bound
   float threshold_logit_ = 0;  // log(t / (1 - t))
   float bound_ = 0;            // context_bound plus a float-rounding allowance
