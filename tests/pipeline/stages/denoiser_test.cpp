@@ -158,6 +158,33 @@ TEST(DenoiseStage, TemplatesIndependentOfHistoryAndBatching) {
   EXPECT_GE(stats["analysis"]["line_cache_hit_rate"].get<double>(), 0.49);
 }
 
+// Words with digits (a counter inside a word) are probed once per digit
+// shape: forty connection names are one probe, not forty, and the decision
+// does not depend on which of them came first.
+TEST(DenoiseStage, WordsWithDigitsAreProbedOncePerDigitShape) {
+  std::vector<std::string> lines, reversed;
+  for (int i = 0; i < 40; ++i)
+    lines.push_back("closing idle session conn" + std::to_string(100 + i * 7) + " of pool mx" + std::to_string(i % 9));
+  reversed.assign(lines.rbegin(), lines.rend());
+  auto probed = [](bool shapes, const std::vector<std::string>& input, std::vector<std::string>* templates) {
+    Config c = Config::defaults();
+    c.denoiser_digit_shapes = shapes;
+    Pipeline p(c, nullptr);
+    for (const auto& r : p.run(input)) templates->push_back(std::string(r.template_text));
+    return p.stats()["denoise"]["probed_strings"].get<uint64_t>();
+  };
+  std::vector<std::string> by_word, by_shape, by_shape_reversed;
+  const uint64_t words = probed(false, lines, &by_word);
+  const uint64_t shapes = probed(true, lines, &by_shape);
+  probed(true, reversed, &by_shape_reversed);
+  // closing, idle, session, of, pool + conn### and mx# as one shape each,
+  // against one string per distinct word.
+  EXPECT_LE(shapes, 7u);
+  EXPECT_GE(words, 40u + 9u);
+  for (size_t i = 0; i < lines.size(); ++i)
+    EXPECT_EQ(by_shape[i], by_shape_reversed[lines.size() - 1 - i]) << lines[i] << ": history changed a decision";
+}
+
 TEST(DenoiseStage, BadModelPathIsAClearError) {
   Config c = Config::defaults();
   c.denoiser_model = "/nonexistent/model.pt";
