@@ -235,7 +235,7 @@ TEST(Upgrade, AFormatBankAddedMergesWhatItJoins) {
 
 TEST(Upgrade, KilledMidMigrationResumesAndLosesNothing) {
   TempDir data("logsift-upgrade-");
-  constexpr int kLines = 6000;
+  constexpr int kLines = 10000;
   {
     ServerProcess before(on(data.path(), {"--lsh-seed", "4242"}));
     ASSERT_TRUE(before.start_ready());
