@@ -5,14 +5,26 @@
 #include <map>
 #include <unordered_map>
 
+#include <spdlog/spdlog.h>
+
 #include "lsh/lsh.h"
 #include "pipeline/core/hash.h"
+#include "pipeline/core/thread_name.h"
 #include "pipeline/core/time.h"
 #include "pipeline/pipeline.h"
 
 namespace logsift {
 
 using json = nlohmann::json;
+
+namespace {
+
+int64_t ms_since(std::chrono::steady_clock::time_point t0) {
+  return static_cast<int64_t>(
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+}
+
+}  // namespace
 
 Contract contract_of(const Pipeline& pipeline) {
   Contract c;
@@ -88,14 +100,13 @@ MigrationPlan plan_migration(Pipeline& ids, const std::vector<StoredCluster>& ol
   // cluster's count) that went to it.
   MigrationPlan plan;
   std::unordered_map<uint64_t, size_t> at;  // new id -> plan.clusters index
-  std::unordered_map<uint64_t, size_t> sources;  // new id -> old clusters that went to it
-  // new id -> how many examples each source brought, in the order appended
-  std::unordered_map<uint64_t, std::vector<size_t>> source_examples;
+  // new id -> the old clusters that went to it, each with how many of its
+  // examples it brought (in the order appended)
+  std::unordered_map<uint64_t, std::vector<std::pair<uint64_t, size_t>>> joined;
   size_t unchanged = 0, changed = 0, split = 0, kept = 0;
   // The first cases of each kind, by id, in the report (for review).
   constexpr size_t kReportedCases = 100;
   json splits = json::array(), merges = json::array();
-  std::unordered_map<uint64_t, std::vector<uint64_t>> merged_ids;  // new id -> old ids
   auto cluster_for = [&](uint64_t id, const StoredCluster& like, const Derived* d) -> StoredCluster& {
     auto [it, added] = at.emplace(id, plan.clusters.size());
     if (added) {
@@ -128,8 +139,7 @@ MigrationPlan plan_migration(Pipeline& ids, const std::vector<StoredCluster>& ol
       n.last_ms = std::max(n.last_ms, o.last_ms);
       n.alert_pending = n.alert_pending || o.alert_pending;
       for (const auto& e : o.examples) n.examples.push_back(e);
-      source_examples[o.cluster_id].push_back(o.examples.size());
-      ++sources[o.cluster_id];
+      joined[o.cluster_id].emplace_back(o.cluster_id, o.examples.size());
       ++kept;
       continue;
     }
@@ -157,9 +167,7 @@ MigrationPlan plan_migration(Pipeline& ids, const std::vector<StoredCluster>& ol
       n.alert_pending = n.alert_pending || o.alert_pending;
       n.examples.reserve(n.examples.size() + v.size());
       for (size_t e : v) n.examples.push_back(o.examples[e]);
-      source_examples[id].push_back(v.size());
-      ++sources[id];
-      if (merged_ids[id].size() < 16) merged_ids[id].push_back(o.cluster_id);
+      joined[id].emplace_back(o.cluster_id, v.size());
       if (id != o.cluster_id || to_ids.size() > 1)
         plan.map.push_back({o.cluster_id, id, static_cast<double>(v.size()) / static_cast<double>(derived_n)});
     }
@@ -178,12 +186,13 @@ MigrationPlan plan_migration(Pipeline& ids, const std::vector<StoredCluster>& ol
   }
   size_t merged = 0, merged_from = 0;
   for (auto& n : plan.clusters) {
-    if (sources[n.cluster_id] > 1) {
+    const auto& per = joined[n.cluster_id];
+    if (per.size() > 1) {
       ++merged;
-      merged_from += sources[n.cluster_id];
+      merged_from += per.size();
       if (merges.size() < kReportedCases) {
         json from = json::array();
-        for (uint64_t id : merged_ids[n.cluster_id]) from.push_back(lsh::format_id(id));
+        for (size_t i = 0; i < per.size() && i < 16; ++i) from.push_back(lsh::format_id(per[i].first));
         merges.push_back({{"into", lsh::format_id(n.cluster_id)}, {"from", from}});
       }
     }
@@ -191,17 +200,16 @@ MigrationPlan plan_migration(Pipeline& ids, const std::vector<StoredCluster>& ol
     // turn, up to kMaxMergedExamples), so that a later contract that tells
     // them apart again can split it back; otherwise the oldest, as the
     // catalog keeps the first of a cluster's life.
-    const auto& per = source_examples[n.cluster_id];
     const size_t keep = std::max<size_t>(static_cast<size_t>(std::max(max_examples, 0)),
                                          std::min(per.size(), kMaxMergedExamples));
     if (per.size() > 1 && n.examples.size() > keep) {
       std::vector<StoredExample> picked;
       std::vector<size_t> start(per.size(), 0);
-      for (size_t i = 1; i < per.size(); ++i) start[i] = start[i - 1] + per[i - 1];
+      for (size_t i = 1; i < per.size(); ++i) start[i] = start[i - 1] + per[i - 1].second;
       for (size_t round = 0; picked.size() < keep; ++round) {
         bool any = false;
         for (size_t i = 0; i < per.size() && picked.size() < keep; ++i)
-          if (round < per[i]) {
+          if (round < per[i].second) {
             picked.push_back(std::move(n.examples[start[i] + round]));
             any = true;
           }
@@ -215,8 +223,6 @@ MigrationPlan plan_migration(Pipeline& ids, const std::vector<StoredCluster>& ol
   }
   plan.contract = to.json.dump();
   plan.digest = to.digest;
-  const double ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   plan.report = json{{"from", from_digest.empty() ? json(nullptr) : json(from_digest)},
                      {"to", to.digest},
                      {"clusters_before", old.size()},
@@ -230,21 +236,19 @@ MigrationPlan plan_migration(Pipeline& ids, const std::vector<StoredCluster>& ol
                      {"merges", merges},
                      {"kept_without_examples", kept},
                      {"examples_reclustered", examples},
-                     {"plan_ms", static_cast<int64_t>(ms)}}
+                     {"plan_ms", ms_since(t0)}}
                     .dump();
   if (progress) progress(old.size(), old.size());
   return plan;
 }
 
-json migrate_catalog(const Config& config, Catalog& catalog, const std::string& from_digest, bool dry_run,
-                     const MigrationProgress& progress, MigrationPlan* plan_out) {
+json migrate_catalog(Pipeline& ids, Catalog& catalog, const std::string& from_digest, int max_examples,
+                     bool dry_run, const MigrationProgress& progress, MigrationPlan* plan_out) {
   const auto t0 = std::chrono::steady_clock::now();
-  Pipeline ids(config, nullptr);
   const Contract to = contract_of(ids);
   if (!dry_run) catalog.begin_migration(to.digest);
   const std::vector<StoredCluster> old = catalog.read_all();
-  MigrationPlan plan = plan_migration(ids, old, from_digest, to, config.catalog_examples, progress);
-  ids.stop();
+  MigrationPlan plan = plan_migration(ids, old, from_digest, to, max_examples, progress);
   json report = json::parse(plan.report);
   report["dry_run"] = dry_run;
   report["at"] = format_time_ms(now_ms());
@@ -252,13 +256,128 @@ json migrate_catalog(const Config& config, Catalog& catalog, const std::string& 
     const auto c0 = std::chrono::steady_clock::now();
     plan.report = report.dump();  // what the store keeps
     catalog.commit_migration(plan);
-    report["commit_ms"] =
-        static_cast<int64_t>(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - c0).count());
+    report["commit_ms"] = ms_since(c0);
   }
-  report["total_ms"] =
-      static_cast<int64_t>(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+  report["total_ms"] = ms_since(t0);
   if (plan_out) *plan_out = std::move(plan);
   return report;
+}
+
+namespace {
+
+// Why writes are refused when the store moved on to a later contract.
+std::string newer_store_message(const std::string& stored, const std::string& ours) {
+  return "the catalog is under cluster-id contract " + stored + ", which replaced this release's " + ours +
+         ": writes are refused so that ids of two contracts never mix. Upgrade this replica, or move the store back "
+         "explicitly with `logsift migrate` and this release's flags";
+}
+
+// A digest the store settled on ("" while it reads "migrating:<digest>").
+std::string settled(const std::string& digest) { return digest.rfind("migrating:", 0) == 0 ? std::string() : digest; }
+
+}  // namespace
+
+ContractMigrator::ContractMigrator(const Config& config, Catalog& catalog, Contract contract)
+    : config_(config), catalog_(catalog), contract_(std::move(contract)) {}
+
+ContractMigrator::~ContractMigrator() { stop(); }
+
+void ContractMigrator::refuse(Catalog::WriteBlock kind, const std::string& why) {
+  spdlog::error("catalog: {}", why);
+  catalog_.block_writes(kind, why);
+}
+
+bool ContractMigrator::check() {
+  catalog_.serve_contract(contract_.digest);
+  switch (check_contract(catalog_.stored_contract(), catalog_.contract_history(), catalog_.size(), contract_,
+                         &seen_)) {
+    case ContractCheck::kSame:
+      return false;
+    case ContractCheck::kFresh:
+      catalog_.record_contract(contract_.json.dump(), contract_.digest);
+      return false;
+    case ContractCheck::kNewer:
+      refuse(Catalog::WriteBlock::kOtherContract, newer_store_message(seen_, contract_.digest));
+      return false;
+    case ContractCheck::kMigrate:
+      break;
+  }
+  spdlog::warn("catalog: written under cluster-id contract {}, served under {}: migrating {} clusters (writes wait; "
+               "reads go on)",
+               seen_.empty() ? std::string("(not recorded)") : seen_, contract_.digest, catalog_.size());
+  catalog_.block_writes(Catalog::WriteBlock::kMigrating,
+                        "migrating cluster ids to contract " + contract_.digest + ": starting");
+  return true;
+}
+
+void ContractMigrator::start(std::function<void()> then) {
+  thread_ = std::thread([this, then = std::move(then)] {
+    set_thread_name("ls-migrate");
+    run(then);
+  });
+}
+
+void ContractMigrator::stop() {
+  stop_ = true;
+  if (thread_.joinable()) thread_.join();
+}
+
+void ContractMigrator::run(const std::function<void()>& then) {
+  using Block = Catalog::WriteBlock;
+  const std::string doing = "migrating cluster ids to contract " + contract_.digest;
+  try {
+    // Replicas sharing a store: one migrates, the others wait for it.
+    while (!catalog_.lock_migration(60000)) {
+      catalog_.block_writes(Block::kMigrating, doing + ": another replica is migrating the store; waiting");
+      for (int i = 0; i < 10 && !stop_; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      if (stop_) return;
+    }
+    std::string from;
+    const auto check =
+        check_contract(catalog_.stored_contract(), catalog_.contract_history(), catalog_.size(), contract_, &from);
+    const std::string now = settled(from);
+    if (check == ContractCheck::kMigrate && now != settled(seen_) && !now.empty()) {
+      // Another replica moved the store to a third contract while this one
+      // waited: two releases must not take turns rewriting it.
+      catalog_.unlock_migration();
+      refuse(Block::kOtherContract, "the catalog was migrated to cluster-id contract " + now +
+                                        " by another replica while this one (contract " + contract_.digest +
+                                        ") waited: writes are refused so that ids of two contracts never mix");
+      return;
+    }
+    if (check == ContractCheck::kNewer) {
+      catalog_.unlock_migration();
+      refuse(Block::kOtherContract, newer_store_message(from, contract_.digest));
+      return;
+    }
+    if (check == ContractCheck::kMigrate) {
+      Pipeline ids(config_, nullptr);  // the same contract, no catalog
+      const auto report =
+          migrate_catalog(ids, catalog_, from, config_.catalog_examples, /*dry_run=*/false,
+                          [&](size_t done, size_t total) {
+                            catalog_.lock_migration(60000);  // renewed while it works
+                            catalog_.block_writes(Block::kMigrating, doing + ": " + std::to_string(done) + " of " +
+                                                                         std::to_string(total) + " clusters");
+                          });
+      ids.stop();
+      spdlog::warn("catalog: migrated to contract {}: {}", contract_.digest, report.dump());
+    } else {
+      spdlog::info("catalog: another replica migrated the store to contract {}", contract_.digest);
+    }
+    catalog_.unlock_migration();
+    then();
+    catalog_.block_writes(Block::kNone);
+  } catch (const std::exception& e) {
+    // Nothing was changed (one transaction): the old catalog stays whole.
+    try {
+      catalog_.unlock_migration();
+    } catch (const std::exception&) {  // the lock expires by itself
+    }
+    spdlog::critical("catalog: migration to contract {} failed: {}; writes stay refused. Restart to try again, or "
+                     "serve with the earlier release's flags",
+                     contract_.digest, e.what());
+    catalog_.block_writes(Block::kMigrationFailed, std::string("migration failed: ") + e.what());
+  }
 }
 
 }  // namespace logsift

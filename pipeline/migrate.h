@@ -13,7 +13,9 @@
 // The report says how many of each, and how long it took.
 #pragma once
 
+#include <atomic>
 #include <functional>
+#include <thread>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -48,11 +50,11 @@ using MigrationProgress = std::function<void(size_t done, size_t total)>;
 MigrationPlan plan_migration(Pipeline& ids, const std::vector<StoredCluster>& old, const std::string& from_digest,
                              const Contract& to, int max_examples, const MigrationProgress& progress = nullptr);
 
-// A whole migration of `catalog` to the contract of `config`: reads every
-// cluster, re-derives its id with a pipeline of its own (no catalog),
-// and (unless dry_run) commits. Returns the report (JSON); *plan gets the
-// plan when not null. Throws on failure (nothing is then changed).
-nlohmann::json migrate_catalog(const Config& config, Catalog& catalog, const std::string& from_digest,
+// A whole migration of `catalog` to the contract of `ids` (a pipeline
+// without catalog): reads every cluster, re-derives its id with `ids`, and
+// (unless dry_run) commits. Returns the report (JSON); *plan gets the plan
+// when not null. Throws on failure (nothing is then changed).
+nlohmann::json migrate_catalog(Pipeline& ids, Catalog& catalog, const std::string& from_digest, int max_examples,
                                bool dry_run, const MigrationProgress& progress = nullptr,
                                MigrationPlan* plan = nullptr);
 
@@ -69,5 +71,41 @@ enum class ContractCheck {
 // Catalog::contract_history().
 ContractCheck check_contract(const std::string& stored, const nlohmann::json& history, int64_t clusters,
                              const Contract& current, std::string* stored_digest);
+
+// What `serve` does with its store's contract at start. check() compares
+// the two before traffic: it records the contract on a fresh store, blocks
+// writes on a store that moved on past it (kNewer), and blocks them while a
+// migration is due. start() runs that migration on a thread of its own;
+// replicas sharing a store take turns through Catalog::lock_migration, and
+// one that waited while another moved the store to a third contract
+// refuses writes instead of migrating again.
+class ContractMigrator {
+ public:
+  ContractMigrator(const Config& config, Catalog& catalog, Contract contract);
+  ~ContractMigrator();  // stop()
+  ContractMigrator(const ContractMigrator&) = delete;
+  ContractMigrator& operator=(const ContractMigrator&) = delete;
+
+  const Contract& contract() const { return contract_; }
+  // Before traffic; throws on a store error. True: a migration is due.
+  bool check();
+  // The migration; `then` runs after it committed (or another replica's
+  // did), before writes are let in.
+  void start(std::function<void()> then);
+  // A replica still waiting for another's migration stops waiting; a
+  // running migration finishes (it is one transaction). Idempotent.
+  void stop();
+
+ private:
+  void run(const std::function<void()>& then);
+  void refuse(Catalog::WriteBlock kind, const std::string& why);
+
+  const Config& config_;
+  Catalog& catalog_;
+  Contract contract_;
+  std::string seen_;  // the store's contract digest at check()
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
 
 }  // namespace logsift

@@ -297,7 +297,7 @@ void Denoiser::decide_slice(std::span<DenoiseLine> lines) {
   DenoiseStats st;
 
   // Step 1: token strings no cache knows yet -> a decision for the token cache.
-  std::deque<std::string> fresh_keys;  // owns the keys (stable addresses)
+  std::deque<std::string> fresh_keys;  // owns the digit shapes (stable addresses)
   std::unordered_map<std::string_view, uint32_t, StringHash, std::equal_to<>> slot_of;
   std::vector<std::string_view> fresh;
   ids_.clear();
@@ -310,8 +310,10 @@ void Denoiser::decide_slice(std::span<DenoiseLine> lines) {
       if (slot_of.count(key) || token_.get(key)) continue;
       // The decision is made on the key itself (the shape for a word with
       // digits), so it is the same whichever word of the shape came first.
-      fresh_keys.push_back(std::string(key));
-      const std::string_view text = fresh_keys.back();
+      // A shape is kept here; a word is a view of its line, which outlives
+      // the slice.
+      std::string_view text = key;
+      if (key.data() == shape.data()) text = fresh_keys.emplace_back(std::move(shape));
       slot_of.emplace(text, static_cast<uint32_t>(fresh.size()));
       fresh.push_back(text);
       if (bounded_) {

@@ -202,7 +202,7 @@ std::vector<bool> SqliteCatalog::apply(const std::vector<ClusterUpdate>& updates
   std::vector<bool> is_new(updates.size(), false);
   if (updates.empty()) return is_new;
   if (gone_) throw StoreUnavailable("store unavailable: " + unavailable());
-  if (migrating_flag_.load(std::memory_order_acquire)) throw StoreUnavailable("store unavailable: " + unavailable());
+  check_writes_allowed();
   Stmt& upsert = *upsert_;
   Stmt& example = *example_;
   tx_->begin();
@@ -267,14 +267,26 @@ void SqliteCatalog::set_unavailable(std::string why) {
 }
 
 std::string SqliteCatalog::unavailable() const {
-  std::lock_guard lock(unavailable_mu_);
-  return unavailable_.empty() ? migrating_ : unavailable_;
+  {
+    std::lock_guard lock(unavailable_mu_);
+    if (!unavailable_.empty()) return unavailable_;
+  }
+  return write_block_reason();
 }
 
-void SqliteCatalog::set_migrating(std::string why) {
-  std::lock_guard lock(unavailable_mu_);
-  migrating_ = std::move(why);
-  migrating_flag_.store(!migrating_.empty(), std::memory_order_release);
+void Catalog::block_writes(WriteBlock kind, std::string why) {
+  std::lock_guard lock(block_mu_);
+  block_why_ = kind == WriteBlock::kNone ? std::string() : std::move(why);
+  block_.store(kind, std::memory_order_release);
+}
+
+std::string Catalog::write_block_reason() const {
+  std::lock_guard lock(block_mu_);
+  return block_why_;
+}
+
+void Catalog::check_writes_allowed() const {
+  if (write_block() != WriteBlock::kNone) throw StoreUnavailable("store unavailable: " + write_block_reason());
 }
 
 namespace {
@@ -301,6 +313,12 @@ void append_meta(sqlite::Db& db, const char* key, json entry, size_t keep) {
   write_meta(db, key, list.dump());
 }
 
+// The contract the catalog is under from now on, and its place in the history.
+void write_contract(sqlite::Db& db, const std::string& contract, const std::string& digest) {
+  write_meta(db, "contract", json{{"digest", digest}, {"contract", json::parse(contract)}}.dump());
+  append_meta(db, "contract_history", {{"digest", digest}, {"since", format_time_ms(now_ms())}}, 100);
+}
+
 }  // namespace
 
 std::string SqliteCatalog::stored_contract() {
@@ -312,9 +330,7 @@ std::string SqliteCatalog::stored_contract() {
 void SqliteCatalog::record_contract(const std::string& contract, const std::string& digest) {
   sqlite::Db db(path_, "catalog");
   sqlite::Transaction tx(db);
-  json c = {{"digest", digest}, {"contract", json::parse(contract)}};
-  write_meta(db, "contract", c.dump());
-  append_meta(db, "contract_history", {{"digest", digest}, {"since", format_time_ms(now_ms())}}, 100);
+  write_contract(db, contract, digest);
   tx.commit();
 }
 
@@ -359,7 +375,7 @@ std::vector<StoredCluster> SqliteCatalog::read_all() {
 
 void SqliteCatalog::commit_migration(const MigrationPlan& plan) {
   // Its own connection: the writer's belongs to the state thread, whose
-  // writes are refused meanwhile (set_migrating).
+  // writes are refused meanwhile (block_writes).
   sqlite::Db db(path_, "catalog migration");
   sqlite::Transaction tx(db);
   db.exec("DELETE FROM clusters; DELETE FROM examples;");
@@ -409,8 +425,7 @@ void SqliteCatalog::commit_migration(const MigrationPlan& plan) {
   }
   // A current id is never also an old one.
   db.exec("DELETE FROM id_map WHERE old_id IN (SELECT cluster_id FROM clusters)");
-  write_meta(db, "contract", json{{"digest", plan.digest}, {"contract", json::parse(plan.contract)}}.dump());
-  append_meta(db, "contract_history", {{"digest", plan.digest}, {"since", format_time_ms(now_ms())}}, 100);
+  write_contract(db, plan.contract, plan.digest);
   append_meta(db, "migrations", json::parse(plan.report), 20);
   tx.commit();
   clusters_.store(static_cast<int64_t>(plan.clusters.size()), std::memory_order_relaxed);

@@ -178,10 +178,15 @@ class Catalog {
   // Before read_all(): a shared store makes every replica's writes fail
   // from here until commit_migration() (they would be lost by it).
   virtual void begin_migration(const std::string& to_digest) { (void)to_digest; }
-  // Migration: while `why` is not empty, writes are refused with it
-  // (StoreUnavailable: 503 + Retry-After, error lines) and /readyz reports
-  // it; reads go on, under the old ids.
-  virtual void set_migrating(std::string why) { (void)why; }
+  // Writes this process refuses for the cluster-id contract
+  // (pipeline/migrate.h): while a migration runs or after it failed, or
+  // because the store is under another contract. While blocked, apply()
+  // throws StoreUnavailable with `why` (503 + Retry-After, error lines) and
+  // unavailable() reports it; reads go on, under the ids in the store.
+  enum class WriteBlock { kNone, kMigrating, kMigrationFailed, kOtherContract };
+  void block_writes(WriteBlock kind, std::string why = {});
+  WriteBlock write_block() const { return block_.load(std::memory_order_acquire); }
+  std::string write_block_reason() const;
   // Every cluster with its examples (reads only).
   virtual std::vector<StoredCluster> read_all() { throw std::runtime_error("this store cannot migrate"); }
   // Replaces the catalog with `plan` in one transaction, with the id map,
@@ -196,6 +201,15 @@ class Catalog {
     (void)old_id;
     return {};
   }
+
+ protected:
+  // For apply(): throws StoreUnavailable while writes are blocked.
+  void check_writes_allowed() const;
+
+ private:
+  mutable std::mutex block_mu_;
+  std::string block_why_;  // under block_mu_
+  std::atomic<WriteBlock> block_{WriteBlock::kNone};
 };
 
 class SqliteCatalog final : public Catalog {
@@ -227,7 +241,6 @@ class SqliteCatalog final : public Catalog {
   std::string stored_contract() override;
   void record_contract(const std::string& contract, const std::string& digest) override;
   nlohmann::json contract_history() override;
-  void set_migrating(std::string why) override;
   std::vector<StoredCluster> read_all() override;
   void commit_migration(const MigrationPlan& plan) override;
   std::vector<IdMapping> migrated(uint64_t old_id) override;
@@ -268,8 +281,6 @@ class SqliteCatalog final : public Catalog {
   mutable std::mutex unavailable_mu_;
   std::string unavailable_;
   std::atomic<bool> failing_{false};  // !unavailable_.empty(), read by every commit without the lock
-  std::string migrating_;                // under unavailable_mu_
-  std::atomic<bool> migrating_flag_{false};
 };
 
 }  // namespace logsift

@@ -104,10 +104,7 @@ RedisCatalog::~RedisCatalog() = default;
 
 std::string RedisCatalog::unavailable() const {
   if (down_.load()) return "redis unreachable";
-  {
-    std::lock_guard lock(migrating_mu_);
-    if (!migrating_.empty()) return migrating_;
-  }
+  if (std::string why = write_block_reason(); !why.empty()) return why;
   return contract_refused_.load() ? "the store is under another cluster-id contract than this replica's" : "";
 }
 
@@ -214,7 +211,7 @@ std::vector<bool> RedisCatalog::send(const std::vector<ClusterUpdate>& updates) 
 }
 
 std::vector<bool> RedisCatalog::apply(const std::vector<ClusterUpdate>& updates) {
-  if (migrating_flag_.load(std::memory_order_acquire)) throw StoreUnavailable("store unavailable: " + unavailable());
+  check_writes_allowed();
   if (max_buffer_bytes_ == 0) return send(updates);  // no buffer: a failure fails the lines at once
   std::vector<bool> is_new(updates.size(), false);
   if (settle()) {
@@ -603,12 +600,6 @@ void RedisCatalog::begin_migration(const std::string& to_digest) {
   // what they wrote between read_all() and the commit would be lost.
   std::lock_guard lock(reader_mu_);
   check(call(reader_, {{"SET", key("contract:digest"), "migrating:" + to_digest}}).front(), "begin migration");
-}
-
-void RedisCatalog::set_migrating(std::string why) {
-  std::lock_guard lock(migrating_mu_);
-  migrating_ = std::move(why);
-  migrating_flag_.store(!migrating_.empty(), std::memory_order_release);
 }
 
 std::vector<StoredCluster> RedisCatalog::read_all() {

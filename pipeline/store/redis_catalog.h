@@ -78,7 +78,6 @@ class RedisCatalog final : public Catalog {
   bool lock_migration(int64_t ttl_ms) override;
   void unlock_migration() override;
   void begin_migration(const std::string& to_digest) override;
-  void set_migrating(std::string why) override;
   std::vector<StoredCluster> read_all() override;
   void commit_migration(const MigrationPlan& plan) override;
   std::vector<IdMapping> migrated(uint64_t old_id) override;
@@ -110,9 +109,6 @@ class RedisCatalog final : public Catalog {
   redis::Url url_;
   redis::Options options_;
   std::string digest_;  // the contract this replica writes under ("" = unchecked)
-  mutable std::mutex migrating_mu_;
-  std::string migrating_;  // under migrating_mu_: writes refused with this while set
-  std::atomic<bool> migrating_flag_{false};
   std::atomic<bool> contract_refused_{false};  // the last write was refused: the store is under another contract
   int max_examples_;
   size_t max_buffer_bytes_;

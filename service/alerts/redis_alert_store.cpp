@@ -140,15 +140,20 @@ RedisAlertStore::RedisAlertStore(const redis::Url& url, const redis::Options& op
       claim_idle_ms_(claim_idle_ms),
       consumer_(consumer.empty() ? redis::process_name() : std::move(consumer)),
       conn_(url, options) {
-  // From id 0: rows enqueued before any group existed are sent too.
-  Reply r = conn_.command({"XGROUP", "CREATE", key("outbox"), kGroup, "0", "MKSTREAM"});
-  if (r.is_error() && r.str.rfind("BUSYGROUP", 0) != 0) check(r, "XGROUP CREATE");
+  create_group();
   // The first replica on an empty prefix sets the marker; the others find it.
   check(conn_.command({"SET", key("deployment"), redis::process_name(), "NX"}), "SET deployment");
   spdlog::info("alerts: redis {} (key prefix \"{}\"), delivery consumer {}", url.redacted(), prefix_, consumer_);
 }
 
 RedisAlertStore::~RedisAlertStore() = default;
+
+void RedisAlertStore::create_group() {
+  // From id 0: rows enqueued before any group existed are sent too. One
+  // that exists already (another replica made it) is fine.
+  Reply r = call({{"XGROUP", "CREATE", key("outbox"), kGroup, "0", "MKSTREAM"}}).front();
+  if (r.is_error() && r.str.rfind("BUSYGROUP", 0) != 0) check(r, "XGROUP CREATE");
+}
 
 std::vector<Reply> RedisAlertStore::call(const std::vector<std::vector<std::string>>& cmds) {
   // Every write here is safe to repeat (the scripts check the row's state
@@ -266,8 +271,7 @@ void RedisAlertStore::reseed_locked() {
   for (const auto& [id, value] : known_subs_) cmds.push_back({"HSETNX", key("subs"), id, value});
   cmds.push_back({"INCR", key("subs:version")});
   for (auto& x : call(cmds)) check(x, "re-seed subscriptions");
-  Reply made = call({{"XGROUP", "CREATE", key("outbox"), kGroup, "0", "MKSTREAM"}}).front();
-  if (made.is_error() && made.str.rfind("BUSYGROUP", 0) != 0) check(made, "XGROUP CREATE");
+  create_group();
   // The alerts this replica held are written again as new pending rows (the
   // same ids, so receivers de-duplicate a second copy) and read back from
   // the stream like any other.
@@ -319,8 +323,7 @@ void RedisAlertStore::claim_locked(int64_t now_ms) {
     spdlog::error("alerts: redis lost the outbox consumer group ({}); recreated it. Pending alerts enqueued before "
                   "the loss are gone with Redis's data",
                   fresh.str);
-    Reply made = call({{"XGROUP", "CREATE", key("outbox"), kGroup, "0", "MKSTREAM"}}).front();
-    if (made.is_error() && made.str.rfind("BUSYGROUP", 0) != 0) check(made, "XGROUP CREATE");
+    create_group();
     fresh = call1(read);
   } else {
     check(fresh, "XREADGROUP");

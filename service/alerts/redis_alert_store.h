@@ -113,6 +113,8 @@ class RedisAlertStore final : public AlertStore {
   // on a loss re-seeds. mu_ held; throws redis::Error while Redis is away.
   void check_marker_locked(int64_t now_ms, bool force);
   void reseed_locked();
+  // XGROUP CREATE of the outbox's delivery group (MKSTREAM; BUSYGROUP is fine).
+  void create_group();
 
   std::string prefix_;
   int64_t claim_idle_ms_;

@@ -127,7 +127,9 @@ void handle_http_request(ServerContext& ctx, AnyExecutor ex, HttpRequest&& req, 
         respond(json_response(req, http::status::ok, {{"status", "ready"}}));
       else if (ctx.ready && !ctx.draining)  // cluster ids still work; counts and the catalog do not
         respond(json_response(req, http::status::service_unavailable,
-                              {{"status", store_down.rfind("migrating", 0) == 0 ? "migrating" : "degraded"},
+                              {{"status", ctx.catalog && ctx.catalog->write_block() == Catalog::WriteBlock::kMigrating
+                                              ? "migrating"
+                                              : "degraded"},
                                {"store", store_down}}));
       else
         respond(json_response(req, http::status::service_unavailable,
@@ -145,8 +147,9 @@ void handle_http_request(ServerContext& ctx, AnyExecutor ex, HttpRequest&& req, 
           json h = ctx.catalog->contract_history();
           info["contract"]["history"] = h["contracts"];
           info["migrations"] = h["migrations"];
-          const std::string why = ctx.catalog->unavailable();
-          if (why.rfind("migrating", 0) == 0 || why.rfind("migration", 0) == 0) info["migration_in_progress"] = why;
+          if (const auto block = ctx.catalog->write_block();
+              block == Catalog::WriteBlock::kMigrating || block == Catalog::WriteBlock::kMigrationFailed)
+            info["migration_in_progress"] = ctx.catalog->write_block_reason();
         }
         respond(json_response(req, http::status::ok, info));
       }

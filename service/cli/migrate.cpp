@@ -19,12 +19,10 @@ int cmd_migrate(const Args& a) {
     // The server holds this lock while it runs: one writer per data dir.
     DataDirLock lock(a.config.data_dir);
     SqliteCatalog catalog(a.config.data_dir, a.config.catalog_examples);
-    Contract to;
-    {
-      Pipeline p(a.config, nullptr);
-      to = contract_of(p);
-      p.stop();
-    }
+    // One pipeline without catalog: its contract is the target, and it
+    // re-derives the ids.
+    Pipeline ids(a.config, nullptr);
+    const Contract to = contract_of(ids);
     std::string from;
     // An explicit migrate also moves a store back to an earlier contract.
     ContractCheck check = check_contract(catalog.stored_contract(), catalog.contract_history(), catalog.size(), to, &from);
@@ -45,7 +43,8 @@ int cmd_migrate(const Args& a) {
       return 0;
     }
     MigrationPlan plan;
-    out["report"] = migrate_catalog(a.config, catalog, from, dry_run, nullptr, &plan);
+    out["report"] = migrate_catalog(ids, catalog, from, a.config.catalog_examples, dry_run, nullptr, &plan);
+    ids.stop();
     if (dry_run) {
       // What would change, for review: every id that would move.
       nlohmann::json moves = nlohmann::json::array();

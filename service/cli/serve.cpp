@@ -71,13 +71,6 @@ Stores open_stores(const Config& config) {
   return s;
 }
 
-// Why writes are refused when the store moved on to a later contract.
-std::string newer_store_message(const std::string& stored, const std::string& ours) {
-  return "the catalog is under cluster-id contract " + stored + ", which replaced this release's " + ours +
-         ": writes are refused so that ids of two contracts never mix. Upgrade this replica, or move the store back "
-         "explicitly with `logsift migrate` and this release's flags";
-}
-
 // Runs until a signal; returns the process exit code.
 int run_server(const Config& config) {
   if (auto why = api::check_exposure(config)) {
@@ -145,37 +138,16 @@ int run_server(const Config& config) {
   // The cluster-id contract: a store written under another one is migrated
   // (pipeline/migrate.h) while the server answers reads; writes are refused
   // with 503 + Retry-After until the new ids are in place.
-  const Contract contract = contract_of(*pipeline);
-  std::string stored_digest;
+  ContractMigrator migrator(config, *stores.catalog, contract_of(*pipeline));
   bool migrate = false;
   try {
-    stores.catalog->serve_contract(contract.digest);
-    switch (check_contract(stores.catalog->stored_contract(), stores.catalog->contract_history(),
-                           stores.catalog->size(), contract, &stored_digest)) {
-      case ContractCheck::kSame:
-        break;
-      case ContractCheck::kFresh:
-        stores.catalog->record_contract(contract.json.dump(), contract.digest);
-        break;
-      case ContractCheck::kNewer:
-        spdlog::error("catalog: {}", newer_store_message(stored_digest, contract.digest));
-        stores.catalog->set_migrating(newer_store_message(stored_digest, contract.digest));
-        break;
-      case ContractCheck::kMigrate:
-        migrate = true;
-        spdlog::warn("catalog: written under cluster-id contract {}, served under {}: migrating {} clusters (writes "
-                     "wait; reads go on)",
-                     stored_digest.empty() ? std::string("(not recorded)") : stored_digest, contract.digest,
-                     stores.catalog->size());
-        stores.catalog->set_migrating("migrating cluster ids to contract " + contract.digest + ": starting");
-        break;
-    }
+    migrate = migrator.check();
   } catch (const std::exception& e) {
     spdlog::critical("startup failed: {}", e.what());
     pipeline->stop();
     return 1;
   }
-  ctx.contract_digest = contract.digest;
+  ctx.contract_digest = migrator.contract().digest;
   ctx.catalog = stores.catalog.get();
   ctx.pipeline = pipeline.get();
   ctx.alert_store = stores.alerts.get();
@@ -196,71 +168,10 @@ int run_server(const Config& config) {
       spdlog::error("replaying pending new_cluster alerts: {} (retried at the next start)", e.what());
     }
   };
-  std::thread migration;
-  std::atomic<bool> migration_stop{false};
-  if (migrate) {
-    migration = std::thread([&config, &stores, &contract, &migration_stop, replay, seen = stored_digest] {
-      set_thread_name("ls-migrate");
-      Catalog& catalog = *stores.catalog;
-      const std::string doing = "migrating cluster ids to contract " + contract.digest;
-      try {
-        // Replicas sharing a store: one migrates, the others wait for it.
-        while (!catalog.lock_migration(60000)) {
-          catalog.set_migrating(doing + ": another replica is migrating the store; waiting");
-          for (int i = 0; i < 10 && !migration_stop; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
-          if (migration_stop) return;
-        }
-        std::string from;
-        const auto check = check_contract(catalog.stored_contract(), catalog.contract_history(), catalog.size(),
-                                          contract, &from);
-        const std::string was = seen.rfind("migrating:", 0) == 0 ? std::string() : seen;
-        const std::string now = from.rfind("migrating:", 0) == 0 ? std::string() : from;
-        if (check == ContractCheck::kMigrate && now != was && !now.empty()) {
-          // Another replica moved the store to a third contract while this
-          // one waited: two releases must not take turns rewriting it.
-          catalog.unlock_migration();
-          const std::string why = "the catalog was migrated to cluster-id contract " + now +
-                                  " by another replica while this one (contract " + contract.digest +
-                                  ") waited: writes are refused so that ids of two contracts never mix";
-          spdlog::error("catalog: {}", why);
-          catalog.set_migrating(why);
-          return;
-        }
-        if (check == ContractCheck::kNewer) {
-          catalog.unlock_migration();
-          spdlog::error("catalog: {}", newer_store_message(from, contract.digest));
-          catalog.set_migrating(newer_store_message(from, contract.digest));
-          return;
-        }
-        if (check == ContractCheck::kMigrate) {
-          const auto report =
-              migrate_catalog(config, catalog, from, /*dry_run=*/false, [&](size_t done, size_t total) {
-                catalog.lock_migration(60000);  // renewed while it works
-                catalog.set_migrating(doing + ": " + std::to_string(done) + " of " + std::to_string(total) +
-                                      " clusters");
-              });
-          spdlog::warn("catalog: migrated to contract {}: {}", contract.digest, report.dump());
-        } else {
-          spdlog::info("catalog: another replica migrated the store to contract {}", contract.digest);
-        }
-        catalog.unlock_migration();
-        replay();
-        catalog.set_migrating("");
-      } catch (const std::exception& e) {
-        // Nothing was changed (one transaction): the old catalog stays whole.
-        try {
-          catalog.unlock_migration();
-        } catch (const std::exception&) {  // the lock expires by itself
-        }
-        spdlog::critical("catalog: migration to contract {} failed: {}; writes stay refused. Restart to try again, "
-                         "or serve with the earlier release's flags",
-                         contract.digest, e.what());
-        catalog.set_migrating(std::string("migration failed: ") + e.what());
-      }
-    });
-  } else {
+  if (migrate)
+    migrator.start(replay);
+  else
     replay();
-  }
   delivery->start();
   std::shared_ptr<Listener> http_listener, tcp_listener, syslog_listener;
   try {
@@ -279,8 +190,7 @@ int run_server(const Config& config) {
     }
   } catch (const std::exception& e) {
     spdlog::critical("cannot listen: {}", e.what());
-    migration_stop = true;
-    if (migration.joinable()) migration.join();
+    migrator.stop();
     pipeline->stop();
     windows.reset();
     return 1;
@@ -351,8 +261,7 @@ int run_server(const Config& config) {
   ioc.stop();
   for (auto& t : threads) t.join();
   background.wait();
-  migration_stop = true;  // a replica still waiting for another's migration stops waiting
-  if (migration.joinable()) migration.join();  // one transaction: never left half done
+  migrator.stop();  // a waiting replica stops waiting; a running migration finishes (one transaction)
   stores.catalog->checkpoint();
   spdlog::info("stopped: {} lines clustered", metrics().lines_clustered.get());
   return 0;
