@@ -117,10 +117,46 @@ TEST(StorageFaults, DiskFullRefusesLinesReportsNotReadyAndRecoversWithoutLosingA
     }
     EXPECT_GT(tcp_errors, 0) << "no TCP line was refused";
     tcp.close();
+    // The shippers get the answer their protocols retry on (Loki push,
+    // OTLP/HTTP, Elasticsearch bulk: 503 with Retry-After), never a success
+    // for lines that were not stored. A push that still fit is counted.
+    int shipper_refusals = 0;
+    auto push_until_refused = [&](const char* target, const char* content_type, auto body_of, int lines_per_push) {
+      for (int round = 0; round < 20; ++round) {
+        HttpResponse r = http_request(server.http_port(), "POST", target, body_of(round), content_type);
+        if (r.status == 503) {
+          EXPECT_EQ(r.headers["retry-after"], "1") << target << ": " << r.describe();
+          EXPECT_NE(r.json_body().value("error", "").find("disk full"), std::string::npos) << r.describe();
+          ++shipper_refusals;
+          return;
+        }
+        ASSERT_TRUE(r.status == 200 || r.status == 204) << target << ": " << r.describe();
+        acknowledged += lines_per_push;
+      }
+      ADD_FAILURE() << target << " was never refused";
+    };
+    push_until_refused("/loki/api/v1/push", "application/json", [](int round) {
+      json values = json::array();
+      for (int i = 0; i < 10; ++i)
+        values.push_back({"1700000000000000000", distinct_line(44, static_cast<uint64_t>(round) * 10 + i)});
+      return json{{"streams", json::array({{{"stream", {{"app", "disk"}}}, {"values", values}}})}}.dump();
+    }, 10);
+    push_until_refused("/v1/logs", "application/json", [](int round) {
+      json records = json::array();
+      for (int i = 0; i < 10; ++i)
+        records.push_back({{"body", {{"stringValue", distinct_line(45, static_cast<uint64_t>(round) * 10 + i)}}}});
+      return json{{"resourceLogs", json::array({{{"scopeLogs", json::array({{{"logRecords", records}}})}}})}}.dump();
+    }, 10);
+    push_until_refused("/_bulk", "application/x-ndjson", [](int round) {
+      std::string body;
+      for (int i = 0; i < 10; ++i)
+        body += "{\"index\":{}}\n" + json{{"message", distinct_line(46, static_cast<uint64_t>(round) * 10 + i)}}.dump() + "\n";
+      return body;
+    }, 10);
     bool found = false;
     const double refused = metric_sum(http_get(server.http_port(), "/metrics").body,
                                       "logsift_rejected_total{reason=\"store_unavailable\"}", &found);
-    EXPECT_GE(refused, 1 + tcp_errors) << "the refusals are not counted";
+    EXPECT_GE(refused, 1 + tcp_errors + shipper_refusals) << "the refusals are not counted";
 
     // Space comes back: readiness recovers by itself, with no traffic.
     ASSERT_TRUE(fs.resize("64m"));
