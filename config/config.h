@@ -114,6 +114,7 @@ struct Config {
   int format_bank_slot_words = 3;
   double denoiser_threshold = 0;
   double denoiser_probe_margin = 0;
+  std::string denoiser_runtime;  // "native" (the shipped char-CNN architecture computed without libtorch) or "torchscript"
   bool denoiser_digit_shapes = false;  // token decisions of words with digits made on, and cached by, their digit shape
   int denoiser_cache_entries = 0;
   int64_t denoiser_cache_bytes = 0;

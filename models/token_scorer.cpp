@@ -2,7 +2,10 @@
 #include "models/token_scorer.h"
 #include "models/torch_runtime.h"
 
+#include <cmath>
 #include <cstring>
+#include <map>
+#include <random>
 #include <span>
 #include <sstream>
 #include <stdexcept>
@@ -12,6 +15,7 @@
 #include <torch/script.h>
 
 #include "models/builtin_models.h"
+#include "models/cnn_denoiser.h"
 
 namespace logsift::models {
 namespace {
@@ -46,6 +50,84 @@ class TorchScriptScorer final : public TokenScorer {
 
   const TokenScorerInfo& info() const override { return info_; }
   bool has_token_logit() const override { return token_logit_; }
+  std::string runtime() const override {
+    return native_ ? "native" : not_native_.empty() ? "torchscript" : "torchscript (not native: " + not_native_ + ")";
+  }
+  bool can_probe() const override { return native_ != nullptr; }
+  void set_probe_contexts(std::span<const int64_t> ctx, size_t p) override {
+    if (!native_) TokenScorer::set_probe_contexts(ctx, p);
+    native_->set_probe_contexts(ctx, p);
+  }
+  void probe_scores(std::span<const int64_t> tok_rows, size_t n, std::span<float> out) override {
+    if (!native_) TokenScorer::probe_scores(tok_rows, n, out);
+    native_->probe_scores(tok_rows, n, out);
+  }
+
+  void set_not_native(std::string why) { not_native_ = std::move(why); }
+
+  // Switches score() to the native pass when the module is the shipped
+  // architecture (exactly its parameters, no token_logit) and both agree on
+  // check rows; returns why not otherwise.
+  std::string try_native() {
+    if (token_logit_) return "the module has token_logit";
+    std::map<std::string, at::Tensor> p;
+    for (const auto& np : module_.named_parameters(true)) p[np.name] = np.value.detach().to(torch::kFloat32).contiguous();
+    const char* want[] = {"tok_conv.table", "tok_bias", "ctx_conv.table", "ctx_bias",
+                          "fc1.weight",     "fc1.bias", "fc2.weight",     "fc2.bias"};
+    if (p.size() != std::size(want)) return "not the char-CNN architecture";
+    for (const char* w : want)
+      if (!p.count(w)) return std::string("no parameter ") + w;
+    auto vec = [](const at::Tensor& t) {
+      return std::vector<float>(t.data_ptr<float>(), t.data_ptr<float>() + t.numel());
+    };
+    CnnDenoiserWeights w;
+    w.max_len = info_.max_len;
+    const auto& tt = p["tok_conv.table"];
+    const auto& ct = p["ctx_conv.table"];
+    if (tt.dim() != 2 || ct.dim() != 2 || tt.size(0) % w.vocab || ct.size(0) % w.vocab || p["fc1.weight"].dim() != 2 ||
+        p["fc2.weight"].numel() != p["fc1.weight"].size(0) || p["fc2.bias"].numel() != 1)
+      return "unexpected parameter shapes";
+    w.tok_width = static_cast<int>(tt.size(0) / w.vocab);
+    w.tok_channels = static_cast<int>(tt.size(1));
+    w.tok_table = vec(tt);
+    w.tok_bias = vec(p["tok_bias"]);
+    w.ctx_width = static_cast<int>(ct.size(0) / w.vocab);
+    w.ctx_channels = static_cast<int>(ct.size(1));
+    w.ctx_table = vec(ct);
+    w.ctx_bias = vec(p["ctx_bias"]);
+    w.hidden = static_cast<int>(p["fc1.weight"].size(0));
+    w.fc1_w = vec(p["fc1.weight"]);
+    w.fc1_b = vec(p["fc1.bias"]);
+    w.fc2_w = vec(p["fc2.weight"]);
+    w.fc2_b = p["fc2.bias"].item<float>();
+    std::unique_ptr<CnnDenoiser> nat;
+    try {
+      nat = std::make_unique<CnnDenoiser>(std::move(w));
+    } catch (const std::exception& e) {
+      return e.what();
+    }
+    // Check rows: tokens and contexts of every length, bytes and variables.
+    const size_t L = static_cast<size_t>(info_.max_len), kRows = 512;
+    std::vector<int64_t> ids(kRows * 3 * L, 0);
+    std::mt19937 rng(20261128);
+    for (size_t r = 0; r < kRows; ++r)
+      for (size_t part = 0; part < 3; ++part) {
+        const size_t len = rng() % (L + 1);
+        for (size_t i = 0; i < len; ++i) {
+          const unsigned v = rng() % 100;
+          ids[(r * 3 + part) * L + i] = part != 1 && v < 8 ? 257 : v < 70 ? 'a' + 1 + rng() % 26 : 1 + rng() % 256;
+        }
+      }
+    std::vector<float> ref(kRows), got(kRows);
+    score(ids, kRows, ref);
+    nat->score(ids, kRows, got);
+    for (size_t r = 0; r < kRows; ++r)
+      if (!(std::fabs(ref[r] - got[r]) <= 1e-5f))
+        return "the native pass disagrees with the module's forward (" + std::to_string(got[r]) + " vs " +
+               std::to_string(ref[r]) + ")";
+    native_ = std::move(nat);
+    return {};
+  }
 
   void token_logits(std::span<const int64_t> ids, size_t n, std::span<float> out) override {
     if (n == 0) return;
@@ -66,6 +148,7 @@ class TorchScriptScorer final : public TokenScorer {
 
   void score(std::span<const int64_t> ids, size_t n, std::span<float> out) override {
     if (n == 0) return;
+    if (native_) return native_->score(ids, n, out);
     const int64_t L = info_.max_len;
     if (ids.size() != n * 3 * static_cast<size_t>(L) || out.size() < n)
       throw std::runtime_error("denoiser: bad input size");
@@ -110,6 +193,8 @@ class TorchScriptScorer final : public TokenScorer {
   torch::jit::Module module_;
   TokenScorerInfo info_;
   bool token_logit_ = false;
+  std::unique_ptr<CnnDenoiser> native_;
+  std::string not_native_;  // why try_native() kept the module's forward
 };
 
 }  // namespace
@@ -117,16 +202,26 @@ class TorchScriptScorer final : public TokenScorer {
 void TokenScorer::token_logits(std::span<const int64_t>, size_t, std::span<float>) {
   throw std::runtime_error("denoiser: this model has no token_logit");
 }
+void TokenScorer::set_probe_contexts(std::span<const int64_t>, size_t) {
+  throw std::runtime_error("denoiser: probe scoring needs the native runtime");
+}
+void TokenScorer::probe_scores(std::span<const int64_t>, size_t, std::span<float>) {
+  throw std::runtime_error("denoiser: probe scoring needs the native runtime");
+}
 
-std::unique_ptr<TokenScorer> load_token_scorer(const std::string& path) {
+std::unique_ptr<TokenScorer> load_token_scorer(const std::string& path, bool native) {
   install_torch_allocator();  // before the first tensor: every block then carries its header
   try {
+    std::unique_ptr<TorchScriptScorer> s;
     if (path == "builtin") {
       auto blob = builtin_denoiser();
       std::istringstream in(std::string(blob.data(), blob.size()));
-      return std::make_unique<TorchScriptScorer>(torch::jit::load(in, torch::kCPU), "builtin");
+      s = std::make_unique<TorchScriptScorer>(torch::jit::load(in, torch::kCPU), "builtin");
+    } else {
+      s = std::make_unique<TorchScriptScorer>(torch::jit::load(path, torch::kCPU), path);
     }
-    return std::make_unique<TorchScriptScorer>(torch::jit::load(path, torch::kCPU), path);
+    if (native) s->set_not_native(s->try_native());  // any other module keeps its own forward
+    return s;
   } catch (const c10::Error& e) {
     throw std::runtime_error("cannot load denoiser model '" + path + "': " + e.what_without_backtrace());
   }

@@ -35,11 +35,26 @@ class TokenScorer {
   virtual bool has_token_logit() const { return false; }
   // ids: n * L int64 (token rows), out: n logits. Same threading as score().
   virtual void token_logits(std::span<const int64_t> ids, size_t n, std::span<float> out);
+
+  // Which code computes score(): "torchscript" (the module's forward) or
+  // "native" (models/cnn_denoiser.h, for the shipped architecture, checked
+  // against the module's forward at load).
+  virtual std::string runtime() const { return "torchscript"; }
+  // Probe scoring (native runtime only): contexts fixed once (p x 2 x L ids:
+  // left, right), then each token row (n x L) is scored in all of them
+  // (n x p probabilities, as score() on the assembled rows) for the cost of
+  // about one row.
+  virtual bool can_probe() const { return false; }
+  virtual void set_probe_contexts(std::span<const int64_t> ctx, size_t p);
+  virtual void probe_scores(std::span<const int64_t> tok_rows, size_t n, std::span<float> out);
 };
 
 // Loads a TorchScript file ("builtin" = the model embedded in the binary).
 // Reads the module's version/max_len/head/tail/context attributes when present.
+// native: score with models/cnn_denoiser.h when the module is the shipped
+// architecture and the native pass agrees with its forward on check rows
+// (otherwise, and for any other module, the module's forward runs).
 // Throws std::runtime_error naming the file on failure.
-std::unique_ptr<TokenScorer> load_token_scorer(const std::string& path_or_builtin);
+std::unique_ptr<TokenScorer> load_token_scorer(const std::string& path_or_builtin, bool native = true);
 
 }  // namespace logsift::models

@@ -175,7 +175,7 @@ Pipeline::Pipeline(const Config& config, Catalog* catalog,
   s.encoder_dim = encoder->dim();
   s.encoder_description = encoder->describe();
   if (config.denoiser_model != "none")
-    s.denoiser = std::make_unique<Denoiser>(config, models::load_token_scorer(config.denoiser_model));
+    s.denoiser = std::make_unique<Denoiser>(config, models::load_token_scorer(config.denoiser_model, config.denoiser_runtime == "native"));
   if (!config.format_bank.empty()) {
     try {
       s.bank = std::make_unique<FormatBank>(FormatBank::load(config.format_bank, config.format_bank_slot_words));
@@ -271,7 +271,8 @@ nlohmann::json Pipeline::info() const {
                 {"threshold", s.config.denoiser_threshold},
                 {"context", di.context},
                 {"max_len", di.max_len},
-                {"context_test", s.denoiser->context_test()}};
+                {"context_test", s.denoiser->context_test()},
+                {"runtime", s.denoiser->runtime()}};
   }
   return {{"encoder", {{"version", s.encoder_version},
                        {"dim", s.encoder_dim},
@@ -310,10 +311,14 @@ nlohmann::json Pipeline::contract() const {
   // The encoder's file path is where it lives, not what it computes.
   nlohmann::json encoder = i["encoder"];
   encoder.erase("source");
+  // Likewise the code that runs the denoiser: the native pass computes the
+  // model file's function (checked at load), not another one.
+  nlohmann::json denoiser = i["denoiser"];
+  if (denoiser.is_object()) denoiser.erase("runtime");
   nlohmann::json premask = nlohmann::json::array();
   for (const auto& p : s.config.premask) premask.push_back({p.name, p.regex, p.boundary, p.require_digit});
   return {{"encoder", encoder},
-          {"denoiser", i["denoiser"]},
+          {"denoiser", denoiser},
           {"lsh", i["lsh"]},
           {"premask", lsh::format_id(fast_hash64(premask.dump()))},
           {"slot_rules", i["slot_rules"]},

@@ -163,6 +163,18 @@ Denoiser::Denoiser(const Config& c, std::unique_ptr<models::TokenScorer> scorer)
     threshold_logit_ = static_cast<float>(std::log(t / (1 - t)));
     // float32 rounding of two forward passes: far below this allowance.
     bound_ = static_cast<float>(info.context_bound) + 1e-3f;
+  } else if (scorer_->can_probe()) {
+    // The probes' context rows, fixed once: the scorer then probes a token
+    // for about the cost of one row.
+    const size_t L = static_cast<size_t>(info.max_len);
+    std::vector<int64_t> rows(kNumProbes * 3 * L), ctx(kNumProbes * 2 * L);
+    probe_rows("", info, rows.data());
+    for (size_t p = 0; p < kNumProbes; ++p) {
+      std::copy_n(rows.data() + p * 3 * L, L, ctx.data() + p * 2 * L);
+      std::copy_n(rows.data() + p * 3 * L + 2 * L, L, ctx.data() + p * 2 * L + L);
+    }
+    scorer_->set_probe_contexts(ctx, kNumProbes);
+    probe_native_ = true;
   }
 }
 
@@ -263,6 +275,20 @@ void Denoiser::run_token_logits(size_t n, DenoiseStats* st) {
   st->model_rows += n;
 }
 
+void Denoiser::run_probes(size_t n, DenoiseStats* st) {
+  const size_t L = static_cast<size_t>(scorer_->info().max_len);
+  probs_.resize(n * kNumProbes);
+  for (size_t off = 0; off < n; off += max_forward_) {
+    size_t m = std::min(max_forward_, n - off);
+    const int64_t t0 = mono_ns();
+    scorer_->probe_scores(std::span<const int64_t>(ids_.data() + off * L, m * L), m,
+                          std::span<float>(probs_.data() + off * kNumProbes, m * kNumProbes));
+    metrics().forward(Model::kDenoiser, m, mono_ns() - t0);
+    ++st->forward_calls;
+  }
+  st->model_rows += n;
+}
+
 std::string_view Denoiser::token_key(std::string_view text, std::string* buf) const {
   if (!digit_shapes_) return text;
   size_t i = 0;
@@ -316,7 +342,7 @@ void Denoiser::decide_slice(std::span<DenoiseLine> lines) {
       if (key.data() == shape.data()) text = fresh_keys.emplace_back(std::move(shape));
       slot_of.emplace(text, static_cast<uint32_t>(fresh.size()));
       fresh.push_back(text);
-      if (bounded_) {
+      if (bounded_ || probe_native_) {
         ids_.resize(ids_.size() + L);
         encode_token(text, info, ids_.data() + ids_.size() - L);
       } else {
@@ -328,6 +354,7 @@ void Denoiser::decide_slice(std::span<DenoiseLine> lines) {
   if (!fresh.empty()) {
     st.probed_strings = fresh.size();
     if (bounded_) run_token_logits(fresh.size(), &st);
+    else if (probe_native_) run_probes(fresh.size(), &st);
     else run_model(fresh.size() * kNumProbes, &st);
     for (size_t i = 0; i < fresh.size(); ++i) {
       Decision d;

@@ -69,6 +69,8 @@ class Denoiser {
   std::string context_test() const {
     return std::string(bounded_ ? "token_logit" : "probes") + (digit_shapes_ ? "+digit-shapes" : "");
   }
+  // "native" or "torchscript" (models/token_scorer.h).
+  std::string runtime() const { return scorer_->runtime(); }
 
   // Any thread: decides the line's scored word tokens from the caches;
   // returns false if some stay kMarkUndecided (they need decide()). Counts
@@ -98,6 +100,7 @@ class Denoiser {
   void decide_slice(std::span<DenoiseLine> lines);
   void run_model(size_t n, DenoiseStats* st);
   void run_token_logits(size_t n, DenoiseStats* st);
+  void run_probes(size_t n, DenoiseStats* st);  // n token rows in ids_ -> n x kNumProbes in probs_
 
   std::unique_ptr<models::TokenScorer> scorer_;
   float threshold_;
@@ -110,6 +113,7 @@ class Denoiser {
   // The token cache's key for `text`: itself, or its digit shape in *buf.
   std::string_view token_key(std::string_view text, std::string* buf) const;
   bool bounded_ = false;       // the model has token_logit + context_bound
+  bool probe_native_ = false;  // the scorer scores a token row in all probe contexts at once
   float threshold_logit_ = 0;  // log(t / (1 - t))
   float bound_ = 0;            // context_bound plus a float-rounding allowance
   int torch_threads_;

@@ -70,6 +70,12 @@ TEST(Config, ValidationNamesTheBadKey) {
             "lsh_bits");
   EXPECT_EQ(error_key([&] {
               Config d = Config::defaults();
+              d.apply_string("denoiser_runtime", "gpu");
+              d.validate();
+            }),
+            "denoiser_runtime");
+  EXPECT_EQ(error_key([&] {
+              Config d = Config::defaults();
               d.apply_string("log_level", "loud");
               d.validate();
             }),

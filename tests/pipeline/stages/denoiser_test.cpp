@@ -6,7 +6,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
+#include <random>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -69,6 +71,102 @@ TEST(DenoiseParity, BuiltinModelIsTheShippedFile) {
   builtin->score(ids, 1, std::span<float>(&a, 1));
   file->score(ids, 1, std::span<float>(&b, 1));
   EXPECT_EQ(a, b);
+}
+
+// Lines of the labelled real sets (models/validation, models/tuning): up to
+// `per_set` of each program's log.
+std::vector<std::string> real_lines(size_t per_set) {
+  std::vector<std::string> out;
+  for (const char* dir : {LOGSIFT_SOURCE_DIR "/models/validation", LOGSIFT_SOURCE_DIR "/models/tuning"}) {
+    std::vector<std::filesystem::path> logs;
+    for (const auto& e : std::filesystem::recursive_directory_iterator(dir))
+      if (e.path().extension() == ".log") logs.push_back(e.path());
+    std::sort(logs.begin(), logs.end());
+    for (const auto& f : logs) {
+      std::ifstream in(f);
+      std::string line;
+      for (size_t n = 0; n < per_set && std::getline(in, line); ++n) out.push_back(line);
+    }
+  }
+  return out;
+}
+
+// The native pass (models/cnn_denoiser.h) is what the shipped model runs by
+// default; it must compute the TorchScript forward's function: on every
+// scored token of real programs' lines, the same probability within float
+// rounding and the same decision at the threshold.
+TEST(DenoiseParity, NativePassMatchesTheModulesForwardOnRealLines) {
+  auto native = models::load_token_scorer("builtin", true);
+  auto torch = models::load_token_scorer("builtin", false);
+  EXPECT_EQ(native->runtime(), "native");
+  EXPECT_EQ(torch->runtime(), "torchscript");
+  EXPECT_TRUE(native->can_probe());
+  EXPECT_FALSE(torch->can_probe());
+  const auto& info = native->info();
+  const size_t row = 3 * static_cast<size_t>(info.max_len);
+  Premasker premasker(Config::defaults().premask);
+  std::vector<Token> tokens;
+  std::vector<int64_t> ids;
+  for (const auto& text : real_lines(200)) {
+    tokenize(text, premasker.find(text), &tokens);
+    std::vector<uint32_t> words;
+    for (uint32_t k = 0; k < tokens.size(); ++k)
+      if (tokens[k].kind == TokenKind::kWord) words.push_back(k);
+    for (size_t wi = 0; wi < words.size(); ++wi) {
+      ids.resize(ids.size() + row);
+      denoise_encode(text, tokens, words, wi, info, ids.data() + ids.size() - row);
+    }
+  }
+  const size_t n = ids.size() / row;
+  ASSERT_GT(n, 20000u);
+  std::vector<float> a(n), b(n);
+  native->score(ids, n, a);
+  torch->score(ids, n, b);
+  const float t = static_cast<float>(Config::defaults().denoiser_threshold);
+  double max_diff = 0;
+  size_t flips = 0;
+  for (size_t i = 0; i < n; ++i) {
+    max_diff = std::max(max_diff, std::abs(double(a[i]) - b[i]));
+    flips += (a[i] >= t) != (b[i] >= t);
+  }
+  EXPECT_LE(max_diff, 2e-6);
+  EXPECT_EQ(flips, 0u);
+  RecordProperty("rows", std::to_string(n));
+  RecordProperty("max_abs_diff", std::to_string(max_diff));
+}
+
+// Probe scoring gives, for each token row, what score() gives on the rows
+// assembled from that token and each probe's context.
+TEST(DenoiseParity, NativeProbeScoresEqualScoresOfTheAssembledRows) {
+  auto scorer = models::load_token_scorer("builtin", true);
+  const size_t L = static_cast<size_t>(scorer->info().max_len);
+  std::mt19937 rng(7);
+  auto fill = [&](int64_t* row, bool vars) {
+    std::fill(row, row + L, 0);
+    const size_t len = rng() % (L + 1);
+    for (size_t i = 0; i < len; ++i) row[i] = vars && rng() % 10 == 0 ? 257 : 1 + static_cast<int64_t>(rng() % 256);
+  };
+  constexpr size_t P = 5, N = 300;
+  std::vector<int64_t> ctx(P * 2 * L), toks(N * L), rows(N * P * 3 * L);
+  for (size_t k = 0; k < 2 * P; ++k) fill(ctx.data() + k * L, true);
+  for (size_t r = 0; r < N; ++r) fill(toks.data() + r * L, false);
+  for (size_t r = 0; r < N; ++r)
+    for (size_t k = 0; k < P; ++k) {
+      int64_t* x = rows.data() + (r * P + k) * 3 * L;
+      std::copy_n(ctx.data() + k * 2 * L, L, x);
+      std::copy_n(toks.data() + r * L, L, x + L);
+      std::copy_n(ctx.data() + k * 2 * L + L, L, x + 2 * L);
+    }
+  scorer->set_probe_contexts(ctx, P);
+  std::vector<float> probed(N * P), scored(N * P);
+  scorer->probe_scores(toks, N, probed);
+  scorer->score(rows, N * P, scored);
+  double max_diff = 0;
+  for (size_t i = 0; i < N * P; ++i) max_diff = std::max(max_diff, std::abs(double(probed[i]) - scored[i]));
+  EXPECT_LE(max_diff, 1e-6);
+  // Ids out of the model's range are an error, not a read out of bounds.
+  toks[3] = 258;
+  EXPECT_THROW(scorer->probe_scores(toks, N, probed), std::out_of_range);
 }
 
 // A TorchScript file that breaks the denoiser contract (here the tiny sentence
@@ -183,6 +281,33 @@ TEST(DenoiseStage, WordsWithDigitsAreProbedOncePerDigitShape) {
   EXPECT_GE(words, 40u + 9u);
   for (size_t i = 0; i < lines.size(); ++i)
     EXPECT_EQ(by_shape[i], by_shape_reversed[lines.size() - 1 - i]) << lines[i] << ": history changed a decision";
+}
+
+// The runtime is how the model is computed, not what: both give the same
+// templates and ids, and the native one probes a new token with one row
+// instead of twelve. The contract (what a store is migrated by) is the same.
+TEST(DenoiseStage, NativeAndTorchScriptRuntimesGiveTheSameIds) {
+  const auto lines = real_lines(300);
+  Config nc = Config::defaults();
+  Config tc = Config::defaults();
+  tc.denoiser_runtime = "torchscript";
+  Pipeline native(nc, nullptr), torch(tc, nullptr);
+  EXPECT_EQ(native.info()["denoiser"]["runtime"], "native");
+  EXPECT_EQ(torch.info()["denoiser"]["runtime"], "torchscript");
+  EXPECT_EQ(native.contract(), torch.contract());
+  auto a = native.run(lines);
+  auto b = torch.run(lines);
+  ASSERT_EQ(a.size(), b.size());
+  size_t differ = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    differ += a[i].cluster_id != b[i].cluster_id;
+    EXPECT_EQ(a[i].template_text, b[i].template_text) << lines[i];
+  }
+  EXPECT_EQ(differ, 0u);
+  auto ns = native.stats()["denoise"], ts = torch.stats()["denoise"];
+  EXPECT_EQ(ns["probed_strings"], ts["probed_strings"]);
+  EXPECT_GT(ns["probed_strings"].get<uint64_t>(), 1000u);
+  EXPECT_LT(ns["model_rows"].get<uint64_t>(), ts["model_rows"].get<uint64_t>() / 2);
 }
 
 TEST(DenoiseStage, BadModelPathIsAClearError) {
