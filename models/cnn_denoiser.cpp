@@ -5,6 +5,17 @@
 #include <stdexcept>
 #include <string>
 
+// The hot loops are built twice, for AVX2 and for any x86-64, and the loader
+// picks one per machine. Both give the same bits: every loop vectorised over
+// channels keeps each lane's order of additions, nothing is contracted into
+// FMA, and the reductions across channels stay in order (no fast-math).
+#if defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+#define LS_KERNEL __attribute__((target_clones("avx2", "default")))
+#else
+#define LS_KERNEL
+#endif
+#define LS_INLINE __attribute__((always_inline)) inline
+
 namespace logsift::models {
 namespace {
 
@@ -15,7 +26,7 @@ void need(bool ok, const std::string& what) {
 // One width-K convolution over one-hot ids as the sum of K per-offset rows of
 // `table` ('same' padding with the pad id 0, as model.py's OneHotConv).
 // Writes channels floats for position pos of `row`.
-inline void conv_at(const int64_t* row, int len, int pos, int width, int vocab, int channels,
+LS_INLINE void conv_at(const int64_t* row, int len, int pos, int width, int vocab, int channels,
                     const float* table, float* out) {
   const int p = width / 2;
   for (int k = 0; k < width; ++k) {
@@ -32,7 +43,7 @@ inline void conv_at(const int64_t* row, int len, int pos, int width, int vocab, 
 }
 
 // Whether every id in position pos's window is the pad id.
-inline bool all_pad(const int64_t* row, int len, int pos, int width) {
+LS_INLINE bool all_pad(const int64_t* row, int len, int pos, int width) {
   const int p = width / 2;
   for (int k = 0; k < width; ++k) {
     const int j = pos + k - p;
@@ -71,7 +82,7 @@ void CnnDenoiser::check_ids(const int64_t* row, size_t len) const {
     if (row[i] < 0 || row[i] >= w_.vocab) throw std::out_of_range("native denoiser: id out of range");
 }
 
-void CnnDenoiser::token_features(const int64_t* row, float* f) const {
+LS_INLINE void CnnDenoiser::token_features(const int64_t* row, float* f) const {
   const int L = w_.max_len, C = w_.tok_channels;
   float* mx = f;
   float* mean = f + C;
@@ -115,7 +126,7 @@ void CnnDenoiser::token_features(const int64_t* row, float* f) const {
   f[2 * C] = nf / static_cast<float>(L);
 }
 
-void CnnDenoiser::context_features(const int64_t* row, float* f) const {
+LS_INLINE void CnnDenoiser::context_features(const int64_t* row, float* f) const {
   const int L = w_.max_len, C = w_.ctx_channels;
   bool have_max = false, pad_done = false;
   float h[256];
@@ -145,7 +156,7 @@ void CnnDenoiser::context_features(const int64_t* row, float* f) const {
   for (int c = 0; c < C; ++c) f[c] = std::max(f[c] + w_.ctx_bias[static_cast<size_t>(c)], 0.0f);
 }
 
-void CnnDenoiser::fc1_part(const float* f, size_t lo, size_t hi, float* acc) const {
+LS_INLINE void CnnDenoiser::fc1_part(const float* f, size_t lo, size_t hi, float* acc) const {
   const size_t H = static_cast<size_t>(w_.hidden);
   for (size_t i = lo; i < hi; ++i) {
     const float x = f[i - lo];
@@ -155,13 +166,13 @@ void CnnDenoiser::fc1_part(const float* f, size_t lo, size_t hi, float* acc) con
   }
 }
 
-float CnnDenoiser::head(const float* pre) const {
+LS_INLINE float CnnDenoiser::head(const float* pre) const {
   float z = w_.fc2_b;
   for (size_t j = 0; j < static_cast<size_t>(w_.hidden); ++j) z += w_.fc2_w[j] * std::max(pre[j], 0.0f);
   return 1.0f / (1.0f + std::exp(-z));
 }
 
-void CnnDenoiser::score(std::span<const int64_t> rows, size_t n, std::span<float> out) const {
+LS_KERNEL void CnnDenoiser::score(std::span<const int64_t> rows, size_t n, std::span<float> out) const {
   const size_t L = static_cast<size_t>(w_.max_len), H = static_cast<size_t>(w_.hidden);
   if (rows.size() != n * 3 * L || out.size() < n) throw std::invalid_argument("native denoiser: bad input size");
   check_ids(rows.data(), rows.size());
@@ -197,7 +208,7 @@ void CnnDenoiser::set_probe_contexts(std::span<const int64_t> ctx, size_t p) {
   }
 }
 
-void CnnDenoiser::probe_scores(std::span<const int64_t> tok_rows, size_t n, std::span<float> out) const {
+LS_KERNEL void CnnDenoiser::probe_scores(std::span<const int64_t> tok_rows, size_t n, std::span<float> out) const {
   const size_t L = static_cast<size_t>(w_.max_len), H = static_cast<size_t>(w_.hidden), P = probe_count();
   if (P == 0) throw std::logic_error("native denoiser: no probe contexts set");
   if (tok_rows.size() != n * L || out.size() < n * P) throw std::invalid_argument("native denoiser: bad input size");
