@@ -132,7 +132,9 @@ TEST(DenoiseParity, NativePassMatchesTheModulesForwardOnRealLines) {
   EXPECT_LE(max_diff, 2e-6);
   EXPECT_EQ(flips, 0u);
   RecordProperty("rows", std::to_string(n));
-  RecordProperty("max_abs_diff", std::to_string(max_diff));
+  std::ostringstream diff;
+  diff << max_diff;
+  RecordProperty("max_abs_diff", diff.str());
 }
 
 // Probe scoring gives, for each token row, what score() gives on the rows
