@@ -155,7 +155,7 @@ const std::vector<KeyDesc>& key_table() {
       LS_INT(max_labels), LS_INT(shutdown_grace_ms), LS_INT(memory_trim_interval_ms), LS_INT(mailbox_capacity), LS_INT(max_inflight_lines),
       LS_INT(analysis_threads), LS_INT(inline_max_lines), LS_INT(batch_max_lines),
       LS_INT(batch_max_delay_us), LS_INT(torch_threads), LS_INT(embedding_dim),
-      LS_STR(encoder_model), LS_STR(encoder_vocab), LS_INT(encoder_max_len), LS_BOOL(encoder_canonicalize), KeyDesc{"slot_rules", set_slot_rules, [](const Config& c) { return json(c.slot_rules); }},
+      LS_STR(encoder_model), LS_STR(encoder_vocab), LS_INT(encoder_max_len), LS_STR(encoder_runtime), LS_BOOL(encoder_canonicalize), KeyDesc{"slot_rules", set_slot_rules, [](const Config& c) { return json(c.slot_rules); }},
       LS_STR(denoiser_model), LS_STR(format_bank), LS_INT(format_bank_slot_words), LS_DOUBLE(denoiser_threshold), LS_DOUBLE(denoiser_probe_margin), LS_BOOL(denoiser_digit_shapes), LS_STR(denoiser_runtime),
       LS_INT(denoiser_cache_entries), LS_INT(denoiser_cache_bytes), LS_INT(denoiser_max_forward_tokens),
       LS_INT(line_cache_entries), LS_INT(line_cache_bytes), LS_INT(template_cache_entries),
@@ -355,6 +355,8 @@ void Config::validate() const {
   if (denoiser_model.empty()) throw ConfigError("denoiser_model", "use \"builtin\", \"none\" or a file path");
   if (!(denoiser_threshold > 0.0 && denoiser_threshold < 1.0))
     throw ConfigError("denoiser_threshold", "must be in (0, 1)");
+  if (encoder_runtime != "native" && encoder_runtime != "torchscript")
+    throw ConfigError("encoder_runtime", "use \"native\" or \"torchscript\"");
   if (denoiser_runtime != "native" && denoiser_runtime != "torchscript")
     throw ConfigError("denoiser_runtime", "use \"native\" or \"torchscript\"");
   if (!(denoiser_probe_margin >= 0.0 && denoiser_probe_margin < 0.5))

@@ -107,6 +107,7 @@ struct Config {
   std::string encoder_model;  // "builtin" | "hashed" | TorchScript file (models/sentence_encoder.h)
   std::string encoder_vocab;  // "" = vocab.txt inside the model archive
   int encoder_max_len = 0;    // 0 = the model's own
+  std::string encoder_runtime;  // "native" (the shipped log-encoder architecture computed without libtorch) or "torchscript"
   std::string slot_rules = "slots-v4";  // pipeline/stages/slots.h: "slots-v4" | "slots-v3" | "slots-v2" | "slots-v1" | "off"
   bool encoder_canonicalize = true;  // encoder sees canonical_template() (pipeline/stages/encoder_text.h)
   std::string denoiser_model;

@@ -20,6 +20,8 @@ struct EncoderDescription {
   std::string source;      // "builtin", a model path, or "hashed"
   int max_len = 0;         // token ids per template ([CLS], [SEP] included); 0 = n/a
   int64_t vocab_size = 0;  // 0 = n/a
+  // How the model is computed: "native" (models/log_encoder_native.h), "torchscript", or "" (n/a).
+  std::string runtime;
 };
 
 class SentenceEncoder {
@@ -79,6 +81,9 @@ struct EncoderOptions {
   std::string model = "builtin";  // "builtin" (embedded at build time) or a TorchScript file
   std::string vocab_path;         // "" = the extra file "vocab.txt" inside the archive
   int max_len = 0;                // 0 = the module's max_len attribute, else 128
+  // Compute the shipped log-encoder architecture natively when the module is
+  // one (checked against its codes() at load); any other module runs its forward.
+  bool native = true;
 };
 std::unique_ptr<SentenceEncoder> load_torchscript_encoder(const EncoderOptions& options);
 

@@ -3,6 +3,8 @@
 // model must follow is in models/sentence_encoder.h. libtorch stays in here.
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <random>
 #include <filesystem>
 #include <numeric>
 #include <optional>
@@ -13,6 +15,7 @@
 
 #include "models/torch_runtime.h"
 #include "models/builtin_models.h"
+#include "models/log_encoder_native.h"
 #include "models/sentence_encoder.h"
 #include "models/wordpiece.h"
 
@@ -28,7 +31,8 @@ constexpr int kMaxLenLimit = 8192;
 
 class TorchScriptEncoder final : public SentenceEncoder {
  public:
-  TorchScriptEncoder(torch::jit::Module m, WordPieceTokenizer tokenizer, std::string version, std::string source)
+  TorchScriptEncoder(torch::jit::Module m, WordPieceTokenizer tokenizer, std::string version, std::string source,
+                     bool native)
       : module_(std::move(m)), tokenizer_(std::move(tokenizer)), version_(std::move(version)), source_(std::move(source)) {
     module_.eval();
     // Warm-up, and the output width: a short row and a row of max_len ids, so
@@ -39,12 +43,14 @@ class TorchScriptEncoder final : public SentenceEncoder {
     torch::Tensor y = forward_rows({&rows[0], &rows[1]});
     dim_ = static_cast<int>(y.size(1));
     if (dim_ <= 0) throw error("forward returned rows of width 0");
+    if (native) not_native_ = try_native();
   }
 
   int dim() const override { return dim_; }
   std::string version() const override { return version_; }
   EncoderDescription describe() const override {
-    return {"torchscript", source_, tokenizer_.options().max_len, static_cast<int64_t>(tokenizer_.vocab_size())};
+    return {"torchscript", source_, tokenizer_.options().max_len, static_cast<int64_t>(tokenizer_.vocab_size()),
+            native_ ? "native" : not_native_.empty() ? "torchscript" : "torchscript (not native: " + not_native_ + ")"};
   }
 
   void encode(std::span<const std::string_view> templates, std::span<float> out) override {
@@ -53,6 +59,15 @@ class TorchScriptEncoder final : public SentenceEncoder {
     if (n == 0) return;
     ids_.resize(std::max(ids_.size(), n));
     for (size_t i = 0; i < n; ++i) tokenizer_.encode(templates[i], &ids_[i]);
+    if (native_) {
+      std::vector<float> z(d);
+      for (size_t i = 0; i < n; ++i) {
+        native_->codes(ids_[i], z.data());
+        for (float& v : z) v = v >= 0.0f ? 1.0f : -1.0f;  // forward(): sign(codes)
+        normalize_into(z.data(), out.subspan(i * d, d));
+      }
+      return;
+    }
     // Similar lengths share a micro-batch, so little of it is padding.
     std::vector<size_t> order(n);
     std::iota(order.begin(), order.end(), size_t{0});
@@ -152,11 +167,107 @@ class TorchScriptEncoder final : public SentenceEncoder {
     for (size_t i = 0; i < dst.size(); ++i) dst[i] = static_cast<float>(src[i] * inv);
   }
 
+  // Switches encode() to the native pass when the module is the shipped
+  // log-encoder architecture (exactly its parameters, a codes() method) and
+  // both give the same code logits on check rows; returns why not otherwise.
+  std::string try_native() {
+    if (!module_.find_method("codes")) return "no codes() method";
+    std::map<std::string, at::Tensor> p;
+    for (const auto& np : module_.named_parameters(true)) p[np.name] = np.value.detach().to(torch::kFloat32).contiguous();
+    const char* want[] = {"emb.weight",        "conv.weight",     "conv.bias",   "pos_start.weight", "pos_end.weight",
+                          "att_hidden.weight", "att_hidden.bias", "att.weight",  "att.bias",         "norm.weight",
+                          "norm.bias",         "proj.weight",     "proj.bias"};
+    if (p.size() != std::size(want)) return "not the log-encoder architecture";
+    for (const char* w : want)
+      if (!p.count(w)) return std::string("no parameter ") + w;
+    if (!module_.hasattr("drop") || !module_.hasattr("var_id") || !module_.hasattr("max_pos"))
+      return "no drop/var_id/max_pos attribute";
+    auto vec = [](const at::Tensor& t) {
+      return std::vector<float>(t.data_ptr<float>(), t.data_ptr<float>() + t.numel());
+    };
+    LogEncoderWeights w;
+    try {
+      const auto& emb = p["emb.weight"];
+      if (emb.dim() != 2 || p["conv.weight"].dim() != 3 || p["conv.weight"].size(2) != 3 || p["proj.weight"].dim() != 2 ||
+          p["att_hidden.weight"].dim() != 2 || p["pos_start.weight"].dim() != 2 || p["att.bias"].numel() != 1)
+        return "unexpected parameter shapes";
+      w.vocab = static_cast<int>(emb.size(0));
+      w.d = static_cast<int>(emb.size(1));
+      w.bits = static_cast<int>(p["proj.weight"].size(0));
+      w.att_dim = static_cast<int>(p["att_hidden.weight"].size(0));
+      w.max_pos = static_cast<int>(p["pos_start.weight"].size(0));
+      if (module_.attr("max_pos").toInt() != w.max_pos) return "max_pos does not match pos_start";
+      w.var_id = module_.attr("var_id").toInt();
+      at::Tensor drop = module_.attr("drop").toTensor().to(torch::kUInt8).contiguous();
+      w.drop.assign(drop.data_ptr<uint8_t>(), drop.data_ptr<uint8_t>() + drop.numel());
+      w.emb = vec(emb);
+      w.conv_w = vec(p["conv.weight"]);
+      w.conv_b = vec(p["conv.bias"]);
+      w.pos_start = vec(p["pos_start.weight"]);
+      w.pos_end = vec(p["pos_end.weight"]);
+      w.att_hidden_w = vec(p["att_hidden.weight"]);
+      w.att_hidden_b = vec(p["att_hidden.bias"]);
+      w.att_w = vec(p["att.weight"]);
+      w.att_b = p["att.bias"].item<float>();
+      w.norm_w = vec(p["norm.weight"]);
+      w.norm_b = vec(p["norm.bias"]);
+      torch::jit::Module norm = module_.attr("norm").toModule();
+      w.norm_eps = norm.hasattr("eps") ? static_cast<float>(norm.attr("eps").toDouble()) : 1e-5f;
+      w.proj_w = vec(p["proj.weight"]);
+      w.proj_b = vec(p["proj.bias"]);
+    } catch (const c10::Error& e) {
+      return e.what_without_backtrace();
+    }
+    if (w.bits != dim_) return "codes width differs from forward's";
+    std::unique_ptr<LogEncoderNative> nat;
+    try {
+      nat = std::make_unique<LogEncoderNative>(std::move(w));
+    } catch (const std::exception& e) {
+      return e.what();
+    }
+    // Check rows: templates of several shapes and rows of random ids (with
+    // punctuation, [VAR] runs and specials), each compared logit by logit.
+    std::vector<std::vector<int64_t>> rows;
+    for (const char* t : {"warm up", "Failed password for invalid user <*> from <*> port <*> ssh2",
+                          "<*> <*> <*> : <*> , <*>", "...", "", "PacketResponder <*> for block <*> terminating",
+                          "Caused by: java.net.ConnectException: Connection refused (Connection refused)"})
+      rows.push_back(tokenizer_.encode(t));
+    std::mt19937 rng(20261128);
+    const int64_t V = static_cast<int64_t>(tokenizer_.vocab_size());
+    for (int r = 0; r < 200; ++r) {
+      std::vector<int64_t> row(1 + rng() % 40);
+      for (auto& id : row) id = static_cast<int64_t>(rng() % static_cast<uint32_t>(V));
+      rows.push_back(std::move(row));
+    }
+    try {
+      c10::InferenceMode guard;
+      for (const auto& row : rows) {
+        const int64_t T = static_cast<int64_t>(row.size());
+        torch::Tensor ids = torch::from_blob(const_cast<int64_t*>(row.data()), {1, T}, torch::kInt64).clone();
+        torch::Tensor mask = torch::ones({1, T}, torch::kInt64);
+        torch::Tensor ref = module_.get_method("codes")({ids, mask}).toTensor().to(torch::kFloat32).contiguous();
+        if (ref.numel() != dim_) return "codes() returned another width";
+        std::vector<float> got(static_cast<size_t>(dim_));
+        nat->codes(row, got.data());
+        for (int k = 0; k < dim_; ++k)
+          if (!(std::fabs(got[static_cast<size_t>(k)] - ref.data_ptr<float>()[k]) <= 1e-4f))
+            return "the native pass disagrees with the module's codes() (" + std::to_string(got[static_cast<size_t>(k)]) +
+                   " vs " + std::to_string(ref.data_ptr<float>()[k]) + ")";
+      }
+    } catch (const std::exception& e) {
+      return std::string("check failed: ") + e.what();
+    }
+    native_ = std::move(nat);
+    return {};
+  }
+
   torch::jit::Module module_;
   WordPieceTokenizer tokenizer_;
   std::string version_;
   std::string source_;
   int dim_ = 0;
+  std::unique_ptr<LogEncoderNative> native_;
+  std::string not_native_;  // why try_native() kept the module's forward
   std::vector<std::vector<int64_t>> ids_;  // per-call scratch, reused
 };
 
@@ -226,7 +337,8 @@ std::unique_ptr<SentenceEncoder> load_torchscript_encoder(const EncoderOptions& 
   }
   if (!wp.wildcard_token.empty() && tokenizer->wildcard_id() < 0)
     throw error("wildcard_token '" + wp.wildcard_token + "' is not in the vocab (" + tokenizer->origin() + ")");
-  return std::make_unique<TorchScriptEncoder>(std::move(module), std::move(*tokenizer), std::move(version), source);
+  return std::make_unique<TorchScriptEncoder>(std::move(module), std::move(*tokenizer), std::move(version), source,
+                                              options.native);
 }
 
 }  // namespace logsift::models

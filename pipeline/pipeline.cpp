@@ -35,7 +35,7 @@ namespace {
 std::unique_ptr<models::SentenceEncoder> make_encoder(const Config& c) {
   if (c.encoder_model == "hashed") return models::make_hashed_feature_encoder(c.embedding_dim);
   try {
-    return models::load_torchscript_encoder({c.encoder_model, c.encoder_vocab, c.encoder_max_len});
+    return models::load_torchscript_encoder({c.encoder_model, c.encoder_vocab, c.encoder_max_len, c.encoder_runtime == "native"});
   } catch (const std::runtime_error& e) {
     throw ConfigError("encoder_model", e.what());
   }
@@ -279,7 +279,8 @@ nlohmann::json Pipeline::info() const {
                        {"kind", ed.kind},
                        {"source", ed.source},
                        {"max_len", or_null(ed.max_len)},
-                       {"vocab_size", or_null(ed.vocab_size)}}},
+                       {"vocab_size", or_null(ed.vocab_size)},
+                       {"runtime", ed.runtime.empty() ? nlohmann::json(nullptr) : nlohmann::json(ed.runtime)}}},
           {"denoiser", denoiser},
           {"lsh", {{"method", "random-hyperplane"}, {"bits", s.embed->lsh().bits()}, {"seed", s.embed->lsh().seed()}}},
           {"premask_patterns", s.config.premask.size()},
@@ -311,6 +312,7 @@ nlohmann::json Pipeline::contract() const {
   // The encoder's file path is where it lives, not what it computes.
   nlohmann::json encoder = i["encoder"];
   encoder.erase("source");
+  encoder.erase("runtime");
   // Likewise the code that runs the denoiser: the native pass computes the
   // model file's function (checked at load), not another one.
   nlohmann::json denoiser = i["denoiser"];

@@ -76,6 +76,12 @@ TEST(Config, ValidationNamesTheBadKey) {
             "denoiser_runtime");
   EXPECT_EQ(error_key([&] {
               Config d = Config::defaults();
+              d.apply_string("encoder_runtime", "onnx");
+              d.validate();
+            }),
+            "encoder_runtime");
+  EXPECT_EQ(error_key([&] {
+              Config d = Config::defaults();
               d.apply_string("log_level", "loud");
               d.validate();
             }),

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <sstream>
@@ -192,6 +193,8 @@ TEST(TinyEncoderParity, PipelineReportsTheEncoder) {
   EXPECT_EQ(info["source"], c.encoder_model);
   EXPECT_EQ(info["max_len"], expected()["max_len"]);
   EXPECT_EQ(info["vocab_size"], expected()["vocab_size"]);
+  // Not the shipped architecture: its own forward runs, and /info says why.
+  EXPECT_EQ(info["runtime"].get<std::string>().rfind("torchscript (not native: ", 0), 0u) << info["runtime"];
   auto r = p.run({"Connection from 10.0.0.1 port 22 closed", "Connection from 10.0.0.2 port 23 closed",
                   "Disk /dev/sda1 is full"});
   ASSERT_TRUE(r[0].ok() && r[1].ok() && r[2].ok());
@@ -272,6 +275,52 @@ TEST(TinyEncoderErrors, BuiltinEncoder) {
   double norm = 0;
   for (float x : out) norm += double(x) * x;
   EXPECT_NEAR(norm, 1.0, 1e-5);
+}
+
+// The shipped encoder runs natively by default (models/log_encoder_native.h).
+// It must give the module's codes: on every line of the labelled real sets
+// and on templates of their events, the same 32 signs as the TorchScript
+// forward, bit for bit, whatever the batch.
+TEST(EncoderParity, NativePassGivesTheModulesCodesOnRealLines) {
+  if (builtin_encoder().empty()) GTEST_SKIP() << "no built-in encoder in this build";
+  EncoderOptions native{"builtin", "", 0, true}, torch{"builtin", "", 0, false};
+  auto a = load_torchscript_encoder(native);
+  auto b = load_torchscript_encoder(torch);
+  EXPECT_EQ(a->describe().runtime, "native");
+  EXPECT_EQ(b->describe().runtime, "torchscript");
+  std::vector<std::string> texts = {"", "...", "<*>", "<*> <*> <*>", "Connection from <*> port <*> closed"};
+  for (const char* dir : {LOGSIFT_SOURCE_DIR "/models/validation", LOGSIFT_SOURCE_DIR "/models/tuning"}) {
+    for (const auto& e : std::filesystem::recursive_directory_iterator(dir)) {
+      if (e.path().extension() != ".log") continue;
+      std::ifstream in(e.path());
+      std::string line;
+      for (int n = 0; n < 1000 && std::getline(in, line); ++n) {
+        texts.push_back(line);
+        // and a template of it: digits runs as wildcards
+        std::string t;
+        bool digits = false;
+        for (char c : line) {
+          const bool d = c >= '0' && c <= '9';
+          if (d && !digits) t += "<*>";
+          if (!d) t += c;
+          digits = d;
+        }
+        texts.push_back(t);
+      }
+    }
+  }
+  ASSERT_GT(texts.size(), 30000u);
+  auto x = encode_all(*a, texts);
+  auto y = encode_all(*b, texts);
+  const size_t d = static_cast<size_t>(a->dim());
+  size_t rows_differ = 0;
+  for (size_t r = 0; r < texts.size(); ++r)
+    rows_differ += !std::equal(x.begin() + r * d, x.begin() + (r + 1) * d, y.begin() + r * d);
+  EXPECT_EQ(rows_differ, 0u);
+  RecordProperty("rows", std::to_string(texts.size()));
+  // One at a time as in a batch.
+  auto one = encode_all(*a, {texts[7]});
+  EXPECT_TRUE(std::equal(one.begin(), one.end(), x.begin() + 7 * d));
 }
 
 }  // namespace

@@ -285,17 +285,20 @@ TEST(DenoiseStage, WordsWithDigitsAreProbedOncePerDigitShape) {
     EXPECT_EQ(by_shape[i], by_shape_reversed[lines.size() - 1 - i]) << lines[i] << ": history changed a decision";
 }
 
-// The runtime is how the model is computed, not what: both give the same
-// templates and ids, and the native one probes a new token with one row
+// The runtime is how the models are computed, not what: both give the same
+// templates and ids, and the native denoiser probes a new token with one row
 // instead of twelve. The contract (what a store is migrated by) is the same.
 TEST(DenoiseStage, NativeAndTorchScriptRuntimesGiveTheSameIds) {
   const auto lines = real_lines(300);
   Config nc = Config::defaults();
   Config tc = Config::defaults();
   tc.denoiser_runtime = "torchscript";
+  tc.encoder_runtime = "torchscript";
   Pipeline native(nc, nullptr), torch(tc, nullptr);
   EXPECT_EQ(native.info()["denoiser"]["runtime"], "native");
   EXPECT_EQ(torch.info()["denoiser"]["runtime"], "torchscript");
+  EXPECT_EQ(native.info()["encoder"]["runtime"], "native");
+  EXPECT_EQ(torch.info()["encoder"]["runtime"], "torchscript");
   EXPECT_EQ(native.contract(), torch.contract());
   auto a = native.run(lines);
   auto b = torch.run(lines);
