@@ -377,7 +377,7 @@ void Denoiser::decide_slice(std::span<DenoiseLine> lines) {
   }
 
   // Step 2: every undecided token again: context-free now, or its exact input
-  // through the cache, then the model.
+  // through the model.
   struct Pending {
     Token* token;
     Key128 key;
@@ -400,10 +400,15 @@ void Denoiser::decide_slice(std::span<DenoiseLine> lines) {
         t.mark = *d == Decision::kVar ? kMarkVar : kMarkNone;
         continue;
       }
+      // decide_cached() missed this input in the exact cache moments ago; the
+      // rows this thread scored since (a batch just before, still in flight
+      // then) are in its own direct-mapped table: one probe, no lock, where a
+      // second exact-cache lookup (two generations, cold memory) cost as much
+      // as the row on a stream of new templates.
       denoise_encode(l.text, l.tokens, words, wi, info, one.data());
       Key128 k = hash_ids(one.data(), row);
-      if (auto p = exact_.get(k)) {
-        t.mark = *p >= threshold_ ? kMarkVar : kMarkNone;
+      if (const RecentRow& r = recent_[k.a & (kRecentRows - 1)]; r.used && r.key == k) {
+        t.mark = r.p >= threshold_ ? kMarkVar : kMarkNone;
         continue;
       }
       auto [it, inserted] = row_of.emplace(k, static_cast<uint32_t>(row_of.size()));
@@ -414,6 +419,7 @@ void Denoiser::decide_slice(std::span<DenoiseLine> lines) {
   if (!row_of.empty()) run_model(row_of.size(), &st);
   for (const auto& p : pending) {
     float prob = probs_[p.slot];
+    recent_[p.key.a & (kRecentRows - 1)] = {p.key, prob, true};
     exact_.put(p.key, prob);
     p.token->mark = prob >= threshold_ ? kMarkVar : kMarkNone;
   }

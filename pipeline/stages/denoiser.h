@@ -121,6 +121,15 @@ class Denoiser {
   size_t max_forward_;
   ConcurrentCache<std::string, Decision, StringHash> token_;  // token bytes -> decision
   ConcurrentCache<Key128, float, Key128Hash> exact_;          // 128-bit hash of the 3xL input -> p
+  // The rows the model thread scored lately, direct-mapped by key (model
+  // thread only; the values are the exact cache's, a pure function of the key).
+  struct RecentRow {
+    Key128 key;
+    float p = 0;
+    bool used = false;
+  };
+  static constexpr size_t kRecentRows = size_t{1} << 16;
+  std::vector<RecentRow> recent_ = std::vector<RecentRow>(kRecentRows);
   std::vector<int64_t> ids_;  // reused model input (model thread)
   std::vector<float> probs_;
   mutable std::mutex stats_mu_;
