@@ -21,9 +21,11 @@ run() {  # FILE LINES LABEL [DRAIN3_MAX]: logsift then Drain3 on FILE, RESULT li
   # loop times: its imports and setup are outside it).
   local ls d3 warm
   ls=$("$PY" "$HERE/run_timed.py" "logsift-$3" "$2" "$BUILD/logsift" cluster "$1" --stats 2>"$WORK/stats.json")
-  warm=$("$PY" -c 'import json, sys; print(round(json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])["run"]["lines_per_s"]))' "$WORK/stats.json")
+  local after
+  after=$("$PY" -c 'import json, sys; r = json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])["run"]; print(round(r["lines_per_s"]), "cores=%.2f" % r["cores"])' "$WORK/stats.json")
+  warm=${after%% *}
   echo "RESULT $ls"
-  echo "RESULT logsift-$3-after-load lines=$2 lines_per_s=$warm"
+  echo "RESULT logsift-$3-after-load lines=$2 lines_per_s=$warm ${after#* }"
   d3=$(drain3 "$1" "${4:-}")
   echo "RESULT drain3-$3 lines=$2 lines_per_s=$d3"
   local lps=${ls##*lines_per_s=}; lps=${lps%% *}

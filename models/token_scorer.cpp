@@ -54,6 +54,7 @@ class TorchScriptScorer final : public TokenScorer {
     return native_ ? "native" : not_native_.empty() ? "torchscript" : "torchscript (not native: " + not_native_ + ")";
   }
   bool can_probe() const override { return native_ != nullptr; }
+  bool thread_safe() const override { return native_ != nullptr; }
   void set_probe_contexts(std::span<const int64_t> ctx, size_t p) override {
     if (!native_) TokenScorer::set_probe_contexts(ctx, p);
     native_->set_probe_contexts(ctx, p);

@@ -29,7 +29,8 @@ class TokenScorer {
   virtual ~TokenScorer() = default;
   virtual const TokenScorerInfo& info() const = 0;
   // ids: n * 3 * L int64 (row-major), out: n probabilities. One thread at a
-  // time (the denoise stage's). Throws std::runtime_error on a model error.
+  // time (the denoise stage's), unless thread_safe(). Throws
+  // std::runtime_error on a model error.
   virtual void score(std::span<const int64_t> ids, size_t n, std::span<float> out) = 0;
   // The bounded-context contract (info().context_bound > 0).
   virtual bool has_token_logit() const { return false; }
@@ -40,6 +41,9 @@ class TokenScorer {
   // "native" (models/cnn_denoiser.h, for the shipped architecture, checked
   // against the module's forward at load).
   virtual std::string runtime() const { return "torchscript"; }
+  // Whether score() and probe_scores() may run on several threads at once
+  // (on disjoint outputs): the native pass may, a TorchScript module not.
+  virtual bool thread_safe() const { return false; }
   // Probe scoring (native runtime only): contexts fixed once (p x 2 x L ids:
   // left, right), then each token row (n x L) is scored in all of them
   // (n x p probabilities, as score() on the assembled rows) for the cost of

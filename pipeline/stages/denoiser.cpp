@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <deque>
+#include <future>
 #include <unordered_map>
 
 #include "models/torch_runtime.h"
@@ -247,14 +248,36 @@ bool Denoiser::decide_cached(std::string_view line, std::span<Token> tokens, Den
   return all;
 }
 
+// Runs fn(begin, count) over [0, m): large passes of a scorer that allows
+// it in two halves, the second on another thread, so a flood of new
+// templates keeps both cores busy (the encoder stage is not always ready to
+// take the other one). Each row's result is the same whichever thread
+// computes it.
+template <typename Fn>
+void Denoiser::split_rows(size_t m, Fn&& fn) {
+  constexpr size_t kSplitRows = 256;
+  if (!scorer_->thread_safe() || m < kSplitRows) return fn(size_t{0}, m);
+  const size_t half = m / 2;
+  auto other = std::async(std::launch::async, [&] { fn(half, m - half); });
+  try {
+    fn(size_t{0}, half);
+  } catch (...) {
+    other.wait();
+    throw;
+  }
+  other.get();
+}
+
 void Denoiser::run_model(size_t n, DenoiseStats* st) {
   const size_t row = 3 * static_cast<size_t>(scorer_->info().max_len);
   probs_.resize(n);
   for (size_t off = 0; off < n; off += max_forward_) {
     size_t m = std::min(max_forward_, n - off);
     const int64_t t0 = mono_ns();
-    scorer_->score(std::span<const int64_t>(ids_.data() + off * row, m * row), m,
-                   std::span<float>(probs_.data() + off, m));
+    split_rows(m, [&](size_t b, size_t k) {
+      scorer_->score(std::span<const int64_t>(ids_.data() + (off + b) * row, k * row), k,
+                     std::span<float>(probs_.data() + off + b, k));
+    });
     metrics().forward(Model::kDenoiser, m, mono_ns() - t0);
     ++st->forward_calls;
   }
@@ -281,8 +304,10 @@ void Denoiser::run_probes(size_t n, DenoiseStats* st) {
   for (size_t off = 0; off < n; off += max_forward_) {
     size_t m = std::min(max_forward_, n - off);
     const int64_t t0 = mono_ns();
-    scorer_->probe_scores(std::span<const int64_t>(ids_.data() + off * L, m * L), m,
-                          std::span<float>(probs_.data() + off * kNumProbes, m * kNumProbes));
+    split_rows(m, [&](size_t b, size_t k) {
+      scorer_->probe_scores(std::span<const int64_t>(ids_.data() + (off + b) * L, k * L), k,
+                            std::span<float>(probs_.data() + (off + b) * kNumProbes, k * kNumProbes));
+    });
     metrics().forward(Model::kDenoiser, m, mono_ns() - t0);
     ++st->forward_calls;
   }

@@ -1,4 +1,6 @@
 // logsift cluster: clusters lines from a file or stdin, one JSON result per line, in order.
+#include <sys/resource.h>
+
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -19,6 +21,13 @@ namespace {
 
 using nlohmann::json;
 
+double process_cpu_seconds() {
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  return static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+         static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
+
 // Reads the input in large chunks (one batch per chunk, lines are views into
 // it), clusters on the pipeline's analysis threads and writes the results in
 // input order from a writer thread (batches can finish out of order: a batch
@@ -37,6 +46,7 @@ int cmd_cluster(const Args& a) {
   // After the models are loaded: the figure a running service has, and what
   // a peer's benchmark loop times (its imports and setup excluded).
   const auto started = std::chrono::steady_clock::now();
+  const double cpu_at_start = process_cpu_seconds();
   uint64_t lines = 0;
 
   std::mutex mu;
@@ -125,8 +135,13 @@ int cmd_cluster(const Args& a) {
   std::fflush(stdout);
   if (a.has("stats")) {
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    const double cpu = process_cpu_seconds() - cpu_at_start;
     auto st = pipeline.stats();
-    st["run"] = {{"lines", lines}, {"seconds", secs}, {"lines_per_s", secs > 0 ? lines / secs : 0.0}};
+    st["run"] = {{"lines", lines},
+                 {"seconds", secs},
+                 {"lines_per_s", secs > 0 ? lines / secs : 0.0},
+                 {"cpu_seconds", cpu},
+                 {"cores", secs > 0 ? cpu / secs : 0.0}};
     std::cerr << st.dump() << "\n";
   }
   return 0;
@@ -139,7 +154,8 @@ const Command kCluster = {"cluster", "cluster lines from a file or stdin, one JS
                  "\nClusters each input line (a plain line or a JSON envelope) and prints one JSON object\n"
                  "per line, in input order: {\"cluster_id\",\"template_id\",\"template\"} or {\"error\"}.\n"
                  "--stats prints cache and model counters as JSON on stderr at the end, and under \"run\"\n"
-                 "the lines, seconds and lines/s from after the models are loaded to the last result.\n",
+                 "the lines, seconds, lines/s, CPU seconds and cores from after the models are loaded to the\n"
+                 "last result.\n",
     true, {"json", "stats"}, {}, &cmd_cluster};
 
 }  // namespace logsift::cli
