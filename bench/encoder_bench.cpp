@@ -1,6 +1,6 @@
 // Sentence-encoder throughput (goal: >= 20k templates/s on one core
 // at batch 256) for the shipped log-encoder-v1, at batch 1, 32 and 256, one
-// torch thread; plus canonical_template + WordPiece alone.
+// thread, native pass and TorchScript forward; plus canonical_template.
 //   build/encoder_bench --benchmark_min_time=2
 #include <benchmark/benchmark.h>
 
@@ -37,9 +37,13 @@ const std::vector<std::string>& templates() {
   return t;
 }
 
+// range(0): batch; range(1): 1 = the native pass (the default), 0 = the
+// module's TorchScript forward (encoder_runtime: torchscript).
 void BM_EncoderBuiltin(benchmark::State& st) {
   logsift::models::configure_torch_threads(1);
-  static auto enc = logsift::models::load_torchscript_encoder({"builtin", "", 0});
+  static auto native = logsift::models::load_torchscript_encoder({"builtin", "", 0, true});
+  static auto torch = logsift::models::load_torchscript_encoder({"builtin", "", 0, false});
+  auto& enc = st.range(1) ? native : torch;
   const size_t batch = static_cast<size_t>(st.range(0));
   std::vector<std::string> canon;
   for (size_t i = 0; i < batch; ++i) canon.push_back(logsift::canonical_template(templates()[i % templates().size()]));
@@ -53,7 +57,7 @@ void BM_EncoderBuiltin(benchmark::State& st) {
   st.counters["templates_per_s"] =
       benchmark::Counter(static_cast<double>(st.iterations() * batch), benchmark::Counter::kIsRate);
 }
-BENCHMARK(BM_EncoderBuiltin)->Arg(1)->Arg(32)->Arg(256)->UseRealTime();
+BENCHMARK(BM_EncoderBuiltin)->ArgsProduct({{1, 32, 256}, {1, 0}})->ArgNames({"batch", "native"})->UseRealTime();
 
 void BM_CanonicalTemplate(benchmark::State& st) {
   size_t i = 0;
