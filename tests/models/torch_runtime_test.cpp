@@ -26,7 +26,12 @@ std::vector<std::string> new_lines(int n, const std::string& tag) {
 }
 
 TEST(TorchAllocator, ForwardsReuseLargeBlocksWithinTheCap) {
-  Pipeline p(Config::defaults(), nullptr);
+  // The shipped models run natively by default; the allocator serves the
+  // TorchScript forwards (any other model, or runtime torchscript).
+  Config c = Config::defaults();
+  c.denoiser_runtime = "torchscript";
+  c.encoder_runtime = "torchscript";
+  Pipeline p(c, nullptr);
   p.run(new_lines(300, "warm"));
   const auto before = models::torch_allocator_stats();
   auto out = p.run(new_lines(300, "second"));
