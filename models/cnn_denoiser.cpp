@@ -82,32 +82,29 @@ void CnnDenoiser::check_ids(const int64_t* row, size_t len) const {
     if (row[i] < 0 || row[i] >= w_.vocab) throw std::out_of_range("native denoiser: id out of range");
 }
 
-LS_INLINE void CnnDenoiser::token_features(const int64_t* row, float* f) const {
-  const int L = w_.max_len, C = w_.tok_channels;
-  float* mx = f;
-  float* mean = f + C;
-  std::fill(mean, mean + C, 0.0f);
-  bool have_max = false;
-  bool pad_done = false;
-  float h[256];
-  float* hp = C <= 256 ? h : nullptr;
-  std::vector<float> big;
-  if (!hp) {
-    big.resize(static_cast<size_t>(C));
-    hp = big.data();
-  }
+namespace {
+
+// One conv over a row, max-pooled over all positions (pre-bias) into mx[C];
+// with `sum`, also summed over the non-pad positions, whose count it returns.
+// An all-pad window's output is the same vector (`pad`), so it is taken once.
+LS_INLINE int conv_pool(const int64_t* row, int L, int width, int vocab, int C, const float* table, const float* pad,
+                        float* mx, float* sum) {
+  thread_local std::vector<float> buf;
+  buf.resize(static_cast<size_t>(C));
+  float* h = buf.data();
+  bool have_max = false, pad_done = false;
   int n = 0;
   for (int pos = 0; pos < L; ++pos) {
-    const bool masked = row[pos] != 0;
+    const bool masked = row[pos] != 0;  // a non-pad position is never in an all-pad window
     n += masked;
     const float* hv;
-    if (all_pad(row, L, pos, w_.tok_width)) {
-      if (pad_done && !masked) continue;  // same vector: the max already has it
-      hv = tok_pad_.data();
+    if (all_pad(row, L, pos, width)) {
+      if (pad_done) continue;
+      hv = pad;
       pad_done = true;
     } else {
-      conv_at(row, L, pos, w_.tok_width, w_.vocab, C, w_.tok_table.data(), hp);
-      hv = hp;
+      conv_at(row, L, pos, width, vocab, C, table, h);
+      hv = h;
     }
     if (!have_max) {
       std::copy(hv, hv + C, mx);
@@ -115,9 +112,20 @@ LS_INLINE void CnnDenoiser::token_features(const int64_t* row, float* f) const {
     } else {
       for (int c = 0; c < C; ++c) mx[c] = std::max(mx[c], hv[c]);
     }
-    if (masked)
-      for (int c = 0; c < C; ++c) mean[c] += hv[c];
+    if (sum && masked)
+      for (int c = 0; c < C; ++c) sum[c] += hv[c];
   }
+  return n;
+}
+
+}  // namespace
+
+LS_INLINE void CnnDenoiser::token_features(const int64_t* row, float* f) const {
+  const int L = w_.max_len, C = w_.tok_channels;
+  float* mx = f;
+  float* mean = f + C;
+  std::fill(mean, mean + C, 0.0f);
+  const int n = conv_pool(row, L, w_.tok_width, w_.vocab, C, w_.tok_table.data(), tok_pad_.data(), mx, mean);
   const float nf = static_cast<float>(std::max(n, 1));
   for (int c = 0; c < C; ++c) {
     mx[c] = std::max(mx[c] + w_.tok_bias[static_cast<size_t>(c)], 0.0f);
@@ -127,32 +135,8 @@ LS_INLINE void CnnDenoiser::token_features(const int64_t* row, float* f) const {
 }
 
 LS_INLINE void CnnDenoiser::context_features(const int64_t* row, float* f) const {
-  const int L = w_.max_len, C = w_.ctx_channels;
-  bool have_max = false, pad_done = false;
-  float h[256];
-  float* hp = C <= 256 ? h : nullptr;
-  std::vector<float> big;
-  if (!hp) {
-    big.resize(static_cast<size_t>(C));
-    hp = big.data();
-  }
-  for (int pos = 0; pos < L; ++pos) {
-    const float* hv;
-    if (all_pad(row, L, pos, w_.ctx_width)) {
-      if (pad_done) continue;
-      hv = ctx_pad_.data();
-      pad_done = true;
-    } else {
-      conv_at(row, L, pos, w_.ctx_width, w_.vocab, C, w_.ctx_table.data(), hp);
-      hv = hp;
-    }
-    if (!have_max) {
-      std::copy(hv, hv + C, f);
-      have_max = true;
-    } else {
-      for (int c = 0; c < C; ++c) f[c] = std::max(f[c], hv[c]);
-    }
-  }
+  const int C = w_.ctx_channels;
+  conv_pool(row, w_.max_len, w_.ctx_width, w_.vocab, C, w_.ctx_table.data(), ctx_pad_.data(), f, nullptr);
   for (int c = 0; c < C; ++c) f[c] = std::max(f[c] + w_.ctx_bias[static_cast<size_t>(c)], 0.0f);
 }
 
