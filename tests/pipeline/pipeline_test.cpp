@@ -212,6 +212,44 @@ TEST(Pipeline, SeenLinesNeedNoModelWork) {
   }
 }
 
+// A flood of new templates: the native denoiser splits its large passes over
+// two threads. The ids must be those of the same lines run a few at a time
+// (passes too small to split), in the other order.
+TEST(Pipeline, AFloodOfNewTemplatesGivesTheIdsOfTheSameLinesRunFewAtATime) {
+  std::vector<std::string> lines;
+  uint64_t x = 12345;
+  auto word = [&] {
+    std::string w;
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    const int len = 3 + static_cast<int>((x >> 33) % 8);
+    for (int k = 0; k < len; ++k) {
+      x = x * 6364136223846793005ull + 1442695040888963407ull;
+      w += static_cast<char>('a' + (x >> 33) % 26);
+    }
+    return w;
+  };
+  for (int i = 0; i < 1500; ++i) {
+    std::string l = word();
+    for (int k = 0; k < 5; ++k) l += " " + word();
+    lines.push_back(l);
+  }
+  Pipeline flood(Config::defaults(), nullptr), few(Config::defaults(), nullptr);
+  auto a = flood.run(lines);
+  EXPECT_GT(flood.stats()["denoise"]["probed_strings"].get<uint64_t>(), 1000u);
+  std::vector<std::string> reversed(lines.rbegin(), lines.rend());
+  std::vector<std::pair<uint64_t, std::string>> b;  // cluster id, template
+  for (size_t i = 0; i < reversed.size(); i += 4) {
+    auto part = few.run(std::vector<std::string>(reversed.begin() + static_cast<std::ptrdiff_t>(i),
+                                                 reversed.begin() + static_cast<std::ptrdiff_t>(std::min(i + 4, reversed.size()))));
+    for (const auto& r : part) b.emplace_back(r.cluster_id, std::string(r.template_text));
+  }
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < lines.size(); ++i) {
+    EXPECT_EQ(a[i].cluster_id, b[lines.size() - 1 - i].first) << lines[i];
+    EXPECT_EQ(a[i].template_text, b[lines.size() - 1 - i].second) << lines[i];
+  }
+}
+
 // store: redis folds the other replicas' counts into the windows from its
 // own thread while this replica's lines flow through the state stage: every
 // count lands once, and the cluster's series totals them.
