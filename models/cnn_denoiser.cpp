@@ -5,16 +5,7 @@
 #include <stdexcept>
 #include <string>
 
-// The hot loops are built twice, for AVX2 and for any x86-64, and the loader
-// picks one per machine. Both give the same bits: every loop vectorised over
-// channels keeps each lane's order of additions, nothing is contracted into
-// FMA, and the reductions across channels stay in order (no fast-math).
-#if defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
-#define LS_KERNEL __attribute__((target_clones("avx2", "default")))
-#else
-#define LS_KERNEL
-#endif
-#define LS_INLINE __attribute__((always_inline)) inline
+#include "models/kernel_attrs.h"
 
 namespace logsift::models {
 namespace {

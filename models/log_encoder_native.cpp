@@ -6,13 +6,7 @@
 #include <stdexcept>
 #include <string>
 
-// Built for AVX2 and for any x86-64; both give the same bits (loops are
-// vectorised over channels only, no FMA contraction, in-order reductions).
-#if defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
-#define LS_KERNEL __attribute__((target_clones("avx2", "default")))
-#else
-#define LS_KERNEL
-#endif
+#include "models/kernel_attrs.h"
 
 namespace logsift::models {
 namespace {
@@ -29,7 +23,7 @@ inline float fast_tanh(float x) {
 // s[j] = sum over o of wt[o][j] * h[o], in order of o for every j (the same
 // additions as the generic loop), with the A sums kept in local storage.
 template <size_t D, size_t A>
-__attribute__((always_inline)) inline void att_hidden(const float* wt, const float* h, float* s) {
+LS_INLINE void att_hidden(const float* wt, const float* h, float* s) {
   float acc[A] = {};
   for (size_t o = 0; o < D; ++o) {
     const float x = h[o];

@@ -4,7 +4,6 @@
 
 #include <cmath>
 #include <cstring>
-#include <map>
 #include <random>
 #include <span>
 #include <sstream>
@@ -16,13 +15,14 @@
 
 #include "models/builtin_models.h"
 #include "models/cnn_denoiser.h"
+#include "models/torch_params.h"
 
 namespace logsift::models {
 namespace {
 
 class TorchScriptScorer final : public TokenScorer {
  public:
-  TorchScriptScorer(torch::jit::Module m, std::string origin) : module_(std::move(m)) {
+  TorchScriptScorer(torch::jit::Module m, std::string origin, bool native) : module_(std::move(m)) {
     module_.eval();
     auto attr_str = [&](const char* name, std::string def) {
       return module_.hasattr(name) ? module_.attr(name).toStringRef() : def;
@@ -46,13 +46,12 @@ class TorchScriptScorer final : public TokenScorer {
       token_logit_ = true;
     }
     warm_up(origin);
+    if (native) not_native_ = try_native();  // any other module keeps its own forward
   }
 
   const TokenScorerInfo& info() const override { return info_; }
   bool has_token_logit() const override { return token_logit_; }
-  std::string runtime() const override {
-    return native_ ? "native" : not_native_.empty() ? "torchscript" : "torchscript (not native: " + not_native_ + ")";
-  }
+  std::string runtime() const override { return runtime_label(native_ != nullptr, not_native_); }
   bool can_probe() const override { return native_ != nullptr; }
   bool thread_safe() const override { return native_ != nullptr; }
   void set_probe_contexts(std::span<const int64_t> ctx, size_t p) override {
@@ -64,23 +63,17 @@ class TorchScriptScorer final : public TokenScorer {
     native_->probe_scores(tok_rows, n, out);
   }
 
-  void set_not_native(std::string why) { not_native_ = std::move(why); }
-
   // Switches score() to the native pass when the module is the shipped
   // architecture (exactly its parameters, no token_logit) and both agree on
   // check rows; returns why not otherwise.
   std::string try_native() {
     if (token_logit_) return "the module has token_logit";
-    std::map<std::string, at::Tensor> p;
-    for (const auto& np : module_.named_parameters(true)) p[np.name] = np.value.detach().to(torch::kFloat32).contiguous();
-    const char* want[] = {"tok_conv.table", "tok_bias", "ctx_conv.table", "ctx_bias",
-                          "fc1.weight",     "fc1.bias", "fc2.weight",     "fc2.bias"};
-    if (p.size() != std::size(want)) return "not the char-CNN architecture";
-    for (const char* w : want)
-      if (!p.count(w)) return std::string("no parameter ") + w;
-    auto vec = [](const at::Tensor& t) {
-      return std::vector<float>(t.data_ptr<float>(), t.data_ptr<float>() + t.numel());
-    };
+    std::string why;
+    auto p = exact_parameters(module_,
+                              {"tok_conv.table", "tok_bias", "ctx_conv.table", "ctx_bias", "fc1.weight", "fc1.bias",
+                               "fc2.weight", "fc2.bias"},
+                              "char-CNN", &why);
+    if (p.empty()) return why;
     CnnDenoiserWeights w;
     w.max_len = info_.max_len;
     const auto& tt = p["tok_conv.table"];
@@ -90,16 +83,16 @@ class TorchScriptScorer final : public TokenScorer {
       return "unexpected parameter shapes";
     w.tok_width = static_cast<int>(tt.size(0) / w.vocab);
     w.tok_channels = static_cast<int>(tt.size(1));
-    w.tok_table = vec(tt);
-    w.tok_bias = vec(p["tok_bias"]);
+    w.tok_table = to_floats(tt);
+    w.tok_bias = to_floats(p["tok_bias"]);
     w.ctx_width = static_cast<int>(ct.size(0) / w.vocab);
     w.ctx_channels = static_cast<int>(ct.size(1));
-    w.ctx_table = vec(ct);
-    w.ctx_bias = vec(p["ctx_bias"]);
+    w.ctx_table = to_floats(ct);
+    w.ctx_bias = to_floats(p["ctx_bias"]);
     w.hidden = static_cast<int>(p["fc1.weight"].size(0));
-    w.fc1_w = vec(p["fc1.weight"]);
-    w.fc1_b = vec(p["fc1.bias"]);
-    w.fc2_w = vec(p["fc2.weight"]);
+    w.fc1_w = to_floats(p["fc1.weight"]);
+    w.fc1_b = to_floats(p["fc1.bias"]);
+    w.fc2_w = to_floats(p["fc2.weight"]);
     w.fc2_b = p["fc2.bias"].item<float>();
     std::unique_ptr<CnnDenoiser> nat;
     try {
@@ -213,16 +206,12 @@ void TokenScorer::probe_scores(std::span<const int64_t>, size_t, std::span<float
 std::unique_ptr<TokenScorer> load_token_scorer(const std::string& path, bool native) {
   install_torch_allocator();  // before the first tensor: every block then carries its header
   try {
-    std::unique_ptr<TorchScriptScorer> s;
     if (path == "builtin") {
       auto blob = builtin_denoiser();
       std::istringstream in(std::string(blob.data(), blob.size()));
-      s = std::make_unique<TorchScriptScorer>(torch::jit::load(in, torch::kCPU), "builtin");
-    } else {
-      s = std::make_unique<TorchScriptScorer>(torch::jit::load(path, torch::kCPU), path);
+      return std::make_unique<TorchScriptScorer>(torch::jit::load(in, torch::kCPU), "builtin", native);
     }
-    if (native) s->set_not_native(s->try_native());  // any other module keeps its own forward
-    return s;
+    return std::make_unique<TorchScriptScorer>(torch::jit::load(path, torch::kCPU), path, native);
   } catch (const c10::Error& e) {
     throw std::runtime_error("cannot load denoiser model '" + path + "': " + e.what_without_backtrace());
   }

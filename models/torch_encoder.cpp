@@ -3,7 +3,6 @@
 // model must follow is in models/sentence_encoder.h. libtorch stays in here.
 #include <algorithm>
 #include <cmath>
-#include <map>
 #include <random>
 #include <filesystem>
 #include <numeric>
@@ -16,6 +15,7 @@
 #include "models/torch_runtime.h"
 #include "models/builtin_models.h"
 #include "models/log_encoder_native.h"
+#include "models/torch_params.h"
 #include "models/sentence_encoder.h"
 #include "models/wordpiece.h"
 
@@ -50,7 +50,7 @@ class TorchScriptEncoder final : public SentenceEncoder {
   std::string version() const override { return version_; }
   EncoderDescription describe() const override {
     return {"torchscript", source_, tokenizer_.options().max_len, static_cast<int64_t>(tokenizer_.vocab_size()),
-            native_ ? "native" : not_native_.empty() ? "torchscript" : "torchscript (not native: " + not_native_ + ")"};
+            runtime_label(native_ != nullptr, not_native_)};
   }
 
   void encode(std::span<const std::string_view> templates, std::span<float> out) override {
@@ -172,19 +172,15 @@ class TorchScriptEncoder final : public SentenceEncoder {
   // both give the same code logits on check rows; returns why not otherwise.
   std::string try_native() {
     if (!module_.find_method("codes")) return "no codes() method";
-    std::map<std::string, at::Tensor> p;
-    for (const auto& np : module_.named_parameters(true)) p[np.name] = np.value.detach().to(torch::kFloat32).contiguous();
-    const char* want[] = {"emb.weight",        "conv.weight",     "conv.bias",   "pos_start.weight", "pos_end.weight",
-                          "att_hidden.weight", "att_hidden.bias", "att.weight",  "att.bias",         "norm.weight",
-                          "norm.bias",         "proj.weight",     "proj.bias"};
-    if (p.size() != std::size(want)) return "not the log-encoder architecture";
-    for (const char* w : want)
-      if (!p.count(w)) return std::string("no parameter ") + w;
+    std::string why;
+    auto p = exact_parameters(module_,
+                              {"emb.weight", "conv.weight", "conv.bias", "pos_start.weight", "pos_end.weight",
+                               "att_hidden.weight", "att_hidden.bias", "att.weight", "att.bias", "norm.weight",
+                               "norm.bias", "proj.weight", "proj.bias"},
+                              "log-encoder", &why);
+    if (p.empty()) return why;
     if (!module_.hasattr("drop") || !module_.hasattr("var_id") || !module_.hasattr("max_pos"))
       return "no drop/var_id/max_pos attribute";
-    auto vec = [](const at::Tensor& t) {
-      return std::vector<float>(t.data_ptr<float>(), t.data_ptr<float>() + t.numel());
-    };
     LogEncoderWeights w;
     try {
       const auto& emb = p["emb.weight"];
@@ -200,21 +196,21 @@ class TorchScriptEncoder final : public SentenceEncoder {
       w.var_id = module_.attr("var_id").toInt();
       at::Tensor drop = module_.attr("drop").toTensor().to(torch::kUInt8).contiguous();
       w.drop.assign(drop.data_ptr<uint8_t>(), drop.data_ptr<uint8_t>() + drop.numel());
-      w.emb = vec(emb);
-      w.conv_w = vec(p["conv.weight"]);
-      w.conv_b = vec(p["conv.bias"]);
-      w.pos_start = vec(p["pos_start.weight"]);
-      w.pos_end = vec(p["pos_end.weight"]);
-      w.att_hidden_w = vec(p["att_hidden.weight"]);
-      w.att_hidden_b = vec(p["att_hidden.bias"]);
-      w.att_w = vec(p["att.weight"]);
+      w.emb = to_floats(emb);
+      w.conv_w = to_floats(p["conv.weight"]);
+      w.conv_b = to_floats(p["conv.bias"]);
+      w.pos_start = to_floats(p["pos_start.weight"]);
+      w.pos_end = to_floats(p["pos_end.weight"]);
+      w.att_hidden_w = to_floats(p["att_hidden.weight"]);
+      w.att_hidden_b = to_floats(p["att_hidden.bias"]);
+      w.att_w = to_floats(p["att.weight"]);
       w.att_b = p["att.bias"].item<float>();
-      w.norm_w = vec(p["norm.weight"]);
-      w.norm_b = vec(p["norm.bias"]);
+      w.norm_w = to_floats(p["norm.weight"]);
+      w.norm_b = to_floats(p["norm.bias"]);
       torch::jit::Module norm = module_.attr("norm").toModule();
       w.norm_eps = norm.hasattr("eps") ? static_cast<float>(norm.attr("eps").toDouble()) : 1e-5f;
-      w.proj_w = vec(p["proj.weight"]);
-      w.proj_b = vec(p["proj.bias"]);
+      w.proj_w = to_floats(p["proj.weight"]);
+      w.proj_b = to_floats(p["proj.bias"]);
     } catch (const c10::Error& e) {
       return e.what_without_backtrace();
     }

@@ -1,5 +1,5 @@
 // Torch-free facade over libtorch: the only headers the rest of logsift sees.
-// libtorch itself is included in models/*.cpp only (compile time, see TOOLCHAIN).
+// libtorch itself is included in models/*.cpp only (and models/torch_params.h, which only they include; compile time, see TOOLCHAIN).
 #pragma once
 
 #include <cstddef>
@@ -28,6 +28,13 @@ struct TorchAllocatorStats {
   uint64_t misses = 0;      // large allocations that went to the system
 };
 TorchAllocatorStats torch_allocator_stats();
+
+// A model's runtime as /info reports it: "native", or "torchscript" with why
+// the native pass was not taken when one was asked for.
+inline std::string runtime_label(bool native, const std::string& not_native) {
+  if (native) return "native";
+  return not_native.empty() ? "torchscript" : "torchscript (not native: " + not_native + ")";
+}
 RuntimeInfo runtime_info();
 
 }  // namespace logsift::models

@@ -100,9 +100,9 @@ class Denoiser {
   void decide_slice(std::span<DenoiseLine> lines);
   void run_model(size_t n, DenoiseStats* st);
   void run_token_logits(size_t n, DenoiseStats* st);
-  void run_probes(size_t n, DenoiseStats* st);
+  void run_probes(size_t n, DenoiseStats* st);  // n token rows in ids_ -> n x kNumProbes in probs_
   template <typename Fn>
-  void split_rows(size_t m, Fn&& fn);  // n token rows in ids_ -> n x kNumProbes in probs_
+  void split_rows(size_t m, Fn&& fn);
 
   std::unique_ptr<models::TokenScorer> scorer_;
   float threshold_;
