@@ -10,6 +10,8 @@
 namespace logsift::models {
 namespace {
 
+constexpr int kMaxChannels = 256;
+
 void need(bool ok, const std::string& what) {
   if (!ok) throw std::invalid_argument("native denoiser: " + what);
 }
@@ -48,6 +50,7 @@ LS_INLINE bool all_pad(const int64_t* row, int len, int pos, int width) {
 CnnDenoiser::CnnDenoiser(CnnDenoiserWeights w) : w_(std::move(w)) {
   const auto sz = [](int a, int b) { return static_cast<size_t>(a) * static_cast<size_t>(b); };
   need(w_.vocab > 0 && w_.max_len > 0, "vocab and max_len must be > 0");
+  need(w_.tok_channels <= kMaxChannels && w_.ctx_channels <= kMaxChannels, "at most 256 channels");
   need(w_.tok_width > 0 && w_.tok_channels > 0 && w_.tok_table.size() == sz(w_.tok_width * w_.vocab, w_.tok_channels) &&
            w_.tok_bias.size() == static_cast<size_t>(w_.tok_channels),
        "token conv shapes");
@@ -80,9 +83,9 @@ namespace {
 // An all-pad window's output is the same vector (`pad`), so it is taken once.
 LS_INLINE int conv_pool(const int64_t* row, int L, int width, int vocab, int C, const float* table, const float* pad,
                         float* mx, float* sum) {
-  thread_local std::vector<float> buf;
-  buf.resize(static_cast<size_t>(C));
-  float* h = buf.data();
+  // A local buffer (channels <= 256, checked at construction): the compiler
+  // then knows it aliases neither the table nor the outputs.
+  float h[kMaxChannels];
   bool have_max = false, pad_done = false;
   int n = 0;
   for (int pos = 0; pos < L; ++pos) {
