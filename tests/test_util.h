@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <functional>
 #include <stdexcept>
@@ -48,6 +49,19 @@ inline bool wait_until(const std::function<bool()>& pred,
     std::this_thread::sleep_for(
         std::min<std::chrono::steady_clock::duration>(step, deadline - now));
   }
+}
+
+// loghub-2k is outside data a developer may keep beside the clone (or name
+// with LOGSIFT_LOGHUB); the tests that read it skip with kLoghubMissing when
+// it is absent, as it is in a lone clone.
+inline std::string loghub_dir() {
+  const char* env = std::getenv("LOGSIFT_LOGHUB");
+  return env && *env ? std::string(env) : std::string(LOGSIFT_SOURCE_DIR "/../shared/data/loghub-2k");
+}
+inline bool have_loghub() { return std::filesystem::exists(loghub_dir() + "/datasets.json"); }
+inline std::string loghub_missing() {
+  return "loghub-2k not found at " + loghub_dir() +
+         ": optional outside data; fetch it with models/training/fetch_loghub.sh DIR and set LOGSIFT_LOGHUB=DIR";
 }
 
 // Lets `span` of wall-clock time pass. Only where time itself is the evidence

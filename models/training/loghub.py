@@ -10,9 +10,36 @@ from collections import defaultdict
 from typing import Dict, Hashable, List, Optional, Sequence, Tuple
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+# loghub-2k is outside data: a developer keeps it beside the clone (or says where
+# with LOGSIFT_LOGHUB); models/training/fetch_loghub.sh fetches it. The shipped
+# weights were trained on it; everything else (smoke tests, unit tests) runs on
+# the labelled sets the repository holds (REPO_SETS).
 DEFAULT_LOGHUB = os.environ.get(
     "LOGSIFT_LOGHUB", os.path.abspath(os.path.join(REPO, "..", "shared", "data", "loghub-2k")))
 LOGHUB_SETS = ("Android", "Apache", "BGL", "HDFS", "Hadoop", "Mac", "OpenSSH", "Spark", "Zookeeper")
+REPO_SETS = os.path.join(REPO, "models", "tuning")
+
+
+def have_loghub(root: str = DEFAULT_LOGHUB) -> bool:
+    """True when all nine loghub-2k sets are under root."""
+    return all(os.path.exists(loghub_csv_path(root, s)) for s in LOGHUB_SETS)
+
+
+def missing_loghub(root: str = DEFAULT_LOGHUB) -> str:
+    """What to tell a user whose check needs loghub-2k and does not find it."""
+    return (f"loghub-2k not found at {root}: fetch it with models/training/fetch_loghub.sh DIR "
+            "and set LOGSIFT_LOGHUB=DIR (only reproducing the shipped weights needs it)")
+
+
+def training_sets(root: str) -> List[str]:
+    """The labelled sets a trainer reads under root: loghub-2k's nine in their fixed order (the shipped
+    weights' recipe), or every system of another set in the datasets.json layout (models/tuning)."""
+    if have_loghub(root):
+        return list(LOGHUB_SETS)
+    if not os.path.exists(os.path.join(root, "datasets.json")):
+        raise SystemExit(missing_loghub(root) if os.path.abspath(root) == os.path.abspath(DEFAULT_LOGHUB)
+                         else f"{root}: no datasets.json (a labelled set in the loghub layout is needed)")
+    return labelled_set_systems(root)
 
 
 def loghub_csv_path(root: str, name: str) -> str:
@@ -24,6 +51,17 @@ def loghub_csv_path(root: str, name: str) -> str:
         if name in meta:
             return os.path.join(root, meta[name]["truth"])
     return os.path.join(root, name, f"{name}_2k.log_structured_corrected.csv")
+
+
+def open_labelled_csv(root: str, name: str):
+    """The structured csv of set `name` under root, opened for csv.DictReader; SystemExit saying how to get
+    loghub-2k when it is the missing default."""
+    path = loghub_csv_path(root, name)
+    if not os.path.exists(path):
+        if os.path.abspath(root) == os.path.abspath(DEFAULT_LOGHUB):
+            raise SystemExit(missing_loghub(root))
+        raise SystemExit(f"{path}: not found (set {name} of {root})")
+    return open(path, newline="", encoding="utf-8")
 
 
 def add_real_extra_args(ap, joins: str) -> None:
@@ -56,7 +94,7 @@ def labelled_rows(root: str) -> Dict[str, List[Dict[str, str]]]:
         names = list(json.load(f))
     out = {}
     for name in names:
-        with open(loghub_csv_path(root, name), newline="", encoding="utf-8") as f:
+        with open_labelled_csv(root, name) as f:
             out[name] = list(csv.DictReader(f))
     return out
 

@@ -47,7 +47,8 @@ sys.path.insert(0, HERE)
 import tokens as tk  # noqa: E402
 
 sys.path.insert(0, os.path.join(HERE, ".."))
-from loghub import DEFAULT_LOGHUB, LOGHUB_SETS, REPO, loghub_csv_path  # noqa: E402,F401  (re-exported)
+from loghub import (DEFAULT_LOGHUB, LOGHUB_SETS, REPO, REPO_SETS, have_loghub, loghub_csv_path,  # noqa: E402,F401
+                    missing_loghub, open_labelled_csv, training_sets)  # (re-exported)
 WILD = b"<*>"
 LABEL_RULE = "any_alnum"
 
@@ -228,7 +229,7 @@ def load_loghub(name: str, root: str = DEFAULT_LOGHUB,
     out = []
     if stats is None:
         stats = _new_stats()
-    with open(loghub_csv_path(root, name), newline="", encoding="utf-8") as f:
+    with open_labelled_csv(root, name) as f:
         for row in csv.DictReader(f):
             text = row["Content"].encode("utf-8")
             tpl = row["EventTemplate"].encode("utf-8")

@@ -106,11 +106,20 @@ class AlignTest(unittest.TestCase):
         words = [(line.text[s:e], y) for (s, e, k), y in zip(line.toks, line.labels) if k == "word"]
         self.assertEqual(words, [(b"port11", 1), (b"ok", 0), (b"core", 0)])
 
+    @unittest.skipUnless(loghub.have_loghub(), loghub.missing_loghub())
     def test_loghub_aligns(self):
         st = lb._new_stats()
         lines = lb.load_loghub("OpenSSH", stats=st)
         self.assertEqual(len(lines), 2000)
         self.assertEqual(st["align_fail"], 0)
+
+    def test_repository_sets_align(self):
+        """The labelled sets the repository holds (what the smoke tests train on) align line by line."""
+        for name in loghub.training_sets(loghub.REPO_SETS):
+            st = lb._new_stats()
+            lines = lb.load_loghub(name, root=loghub.REPO_SETS, stats=st)
+            self.assertGreater(len(lines), 1000, name)
+            self.assertLessEqual(st["align_fail"], len(lines) // 100, name)
 
 
 class EncodeTest(unittest.TestCase):
@@ -159,7 +168,8 @@ class ModelTest(unittest.TestCase):
         with tempfile.TemporaryDirectory() as d:
             out = os.path.join(d, "tiny.pt")
             r = subprocess.run([sys.executable, os.path.join(HERE, "train.py"), "--tiny", "--no-bench",
-                                "--out", out], capture_output=True, text=True, timeout=600)
+                                "--data", loghub.REPO_SETS, "--out", out], capture_output=True, text=True,
+                               timeout=600)
             self.assertEqual(r.returncode, 0, r.stderr[-2000:])
             m = torch.jit.load(out)
             self.assertEqual(m.version, md.VERSION)
@@ -198,7 +208,7 @@ class HarvestLinesTest(unittest.TestCase):
             out = os.path.join(d, "tiny.pt")
             r = subprocess.run([sys.executable, os.path.join(HERE, "train.py"), "--tiny", "--no-bench",
                                 "--harvest-lines", "200", "--version", "denoiser-test",
-                                "--out", out], capture_output=True, text=True, timeout=600)
+                                "--data", loghub.REPO_SETS, "--out", out], capture_output=True, text=True, timeout=600)
             self.assertEqual(r.returncode, 0, r.stderr[-2000:])
             self.assertIn("harvest=200", r.stdout)
             m = torch.jit.load(out)
@@ -264,7 +274,8 @@ class RealExtraTest(unittest.TestCase):
             loghub.write_labelled_set(d, self.SETS)
             out = os.path.join(d, "tiny.pt")
             r = subprocess.run([sys.executable, os.path.join(HERE, "train.py"), "--tiny", "--no-bench",
-                                "--real-extra", d, "--real-extra-share", "0.2", "--out", out],
+                                "--data", loghub.REPO_SETS, "--real-extra", d, "--real-extra-share", "0.2",
+                                "--out", out],
                                capture_output=True, text=True, timeout=600)
             self.assertEqual(r.returncode, 0, r.stderr[-2000:])
             self.assertIn("real:Mailer=", r.stdout)

@@ -14,7 +14,9 @@ when found (LOGSIFT_BIN, build/, build-lead/), else the Python reference;
 ``LOGSIFT_TOKENIZER=python`` forces the reference.  The report (.json beside
 the model) records which one was used.
 
-Data: all nine loghub-2k sets (or all but ``--holdout NAME``), plus
+Data: all nine loghub-2k sets (or all but ``--holdout NAME``; ``--data DIR``
+reads another labelled set in the datasets.json layout instead, as the smoke
+tests do with models/tuning), plus
 ``--synthetic N`` lines from models/training/synthlog.py when that file
 exists, plus ``--augment N`` template re-fills (augment.py), plus
 ``--harvest-lines N`` rendered lines of the harvested real message templates
@@ -208,14 +210,14 @@ def _dedupe_flat(X2: np.ndarray, y: np.ndarray):
     return u[:, :-1].copy(), u[:, -1].astype(np.int8), cnt
 
 
-def load_sources(args, holdout: Optional[str] = None, sets: Sequence[str] = lb.LOGHUB_SETS
-                 ) -> Dict[str, List[lb.Line]]:
-    """Lines per source: every loghub set but ``holdout``, "synthetic", "augment"."""
+def load_sources(args, holdout: Optional[str] = None) -> Dict[str, List[lb.Line]]:
+    """Lines per source: every set of ``--data`` (loghub-2k) but ``holdout``, "synthetic", "augment"."""
     src: Dict[str, List[lb.Line]] = {}
+    sets = lb.training_sets(args.data)
     for s in sets:
         if s == holdout:
             continue
-        ls = lb.load_loghub(s)
+        ls = lb.load_loghub(s, root=args.data)
         if args.tiny:
             ls = ls[:: max(1, len(ls) // 100)]
         src[s] = ls
@@ -264,8 +266,12 @@ def load_real_extra(args) -> Dict[str, List[lb.Line]]:
     return out
 
 
+GENERATED_SOURCES = ("synthetic", "augment", "harvest")
+
+
 def is_real_source(name: str) -> bool:
-    return name in lb.LOGHUB_SETS or name.startswith(REAL_EXTRA_PREFIX)
+    """A labelled set's lines (loghub's, --data's or --real-extra's), not generated ones."""
+    return name not in GENERATED_SOURCES
 
 
 SRC_SYNTHETIC, SRC_REAL, SRC_HARVEST, SRC_REAL_EXTRA = 0, 1, 2, 3
@@ -423,6 +429,9 @@ def tokenizer_info() -> Dict[str, Optional[str]]:
 
 def add_args(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--holdout", default=None, help="loghub set to leave out")
+    ap.add_argument("--data", default=lb.DEFAULT_LOGHUB, metavar="DIR",
+                    help="the labelled sets to train on (default: loghub-2k, the shipped weights' data; "
+                         "any set in the datasets.json layout, e.g. models/tuning)")
     ap.add_argument("--synthetic", type=int, default=20000, help="synthetic lines (if synthlog.py exists)")
     ap.add_argument("--augment", type=int, default=0, help="template re-fill lines (augment.py)")
     ap.add_argument("--harvest-lines", type=int, default=0,
@@ -485,8 +494,8 @@ def main(argv=None) -> int:
     if args.eval:
         torch.set_num_threads(args.threads)
         m = torch.jit.load(args.eval)
-        for s in lb.LOGHUB_SETS:
-            r = evaluate_set(m, lb.load_loghub(s), m.context)
+        for s in lb.training_sets(args.data):
+            r = evaluate_set(m, lb.load_loghub(s, root=args.data), m.context)
             print(f"{s:10s} {summary(r)}")
         return 0
     if not args.out:
@@ -503,10 +512,10 @@ def main(argv=None) -> int:
               "tokenizer": tokenizer_info(), "torch": torch.__version__}
     # in-sample (training sets) and held-out metrics
     evals = {}
-    for s in lb.LOGHUB_SETS:
+    for s in lb.training_sets(args.data):
         if args.tiny and s != args.holdout:
             continue
-        r = evaluate_set(model, lb.load_loghub(s), args.context)
+        r = evaluate_set(model, lb.load_loghub(s, root=args.data), args.context)
         evals[s] = r
         tag = "held-out" if s == args.holdout else "in-sample"
         print(f"{tag:9s} {s:10s} {summary(r)}", flush=True)

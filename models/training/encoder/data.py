@@ -36,7 +36,7 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(_HERE, ".."))
 
 import synthlog  # noqa: E402
-from loghub import DEFAULT_LOGHUB, LOGHUB_SETS, REPO, find_logsift, loghub_csv_path  # noqa: E402,F401
+from loghub import DEFAULT_LOGHUB, LOGHUB_SETS, REPO, find_logsift, loghub_csv_path, open_labelled_csv  # noqa: E402,F401
 
 # Trailing causes the augmentation appends (a positive view): more than the
 # transport-level phrases text.CAUSES strips exactly, so the model learns the rest.
@@ -116,7 +116,8 @@ def loghub_sets(root: str = DEFAULT_LOGHUB, sets: Sequence[str] = LOGHUB_SETS,
     """Each set's labelled rows and the template the serving pipeline makes of each line."""
     out: Dict[str, LoghubSet] = {}
     for name in sets:
-        rows = list(csv.DictReader(open(loghub_csv_path(root, name), newline="", encoding="utf-8")))
+        with open_labelled_csv(root, name) as f:
+            rows = list(csv.DictReader(f))
         if max_per_set:
             rows = rows[:max_per_set]
         out[name] = (rows, pipeline_templates([r["Content"] for r in rows], binary))

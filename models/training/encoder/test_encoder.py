@@ -173,15 +173,17 @@ class RealExtraTrainTest(unittest.TestCase):
                     "Broker": [("platypus queue orders declared", "platypus queue <*> declared")]}
             loghub.write_labelled_set(d, rows)
             out = os.path.join(d, "enc.pt")
-            r = subprocess.run([sys.executable, os.path.join(_HERE, "train.py"), "--tiny", "--real-extra", d,
-                                "--real-extra-systems", "Mailer", "--real-extra-batches", "1", "--out", out],
+            r = subprocess.run([sys.executable, os.path.join(_HERE, "train.py"), "--tiny", "--data", loghub.REPO_SETS,
+                                "--real-extra", d, "--real-extra-systems", "Mailer", "--real-extra-batches", "1",
+                                "--out", out],
                                capture_output=True, text=True, timeout=900)
             self.assertEqual(r.returncode, 0, r.stderr[-2000:])
             self.assertIn("extra 2)", r.stdout)  # Mailer's two events, Broker left out
             rep = json.load(open(os.path.join(d, "enc.json")))
             self.assertEqual((rep["real_extra_systems"], rep["real_extra_batches"]), ("Mailer", 1))
-            bad = subprocess.run([sys.executable, os.path.join(_HERE, "train.py"), "--tiny", "--real-extra", d,
-                                  "--real-extra-systems", "Nope", "--out", out], capture_output=True, text=True,
+            bad = subprocess.run([sys.executable, os.path.join(_HERE, "train.py"), "--tiny", "--data", loghub.REPO_SETS,
+                                  "--real-extra", d, "--real-extra-systems", "Nope", "--out", out],
+                                 capture_output=True, text=True,
                                  timeout=900)
             self.assertNotEqual(bad.returncode, 0)
             self.assertIn("Nope", bad.stderr)

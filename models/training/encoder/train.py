@@ -6,7 +6,8 @@ Reproduce the shipped model (fixed seeds, one thread, ~10 min on 2 cores):
     bash docker/setup.sh build        # the trainer runs the serving pipeline for templates
     /usr/bin/python3 models/training/encoder/train.py --out models/encoder-v1.pt
 
-Smoke test (ctest encoder_train_smoke): ``--tiny`` trains a few steps on a small sample.
+Smoke test (ctest encoder_train_smoke): ``--tiny`` trains a few steps on a small sample
+of ``--data`` (the test gives models/tuning, which the repository holds).
 
 Loss, per batch of K classes x 2 augmented views (classes of one loghub set or
 one synthlog family share a batch, so hard negatives meet):
@@ -34,7 +35,7 @@ import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
 import data  # noqa: E402
-from loghub import add_real_extra_args, grouping_accuracy, labelled_set_systems  # noqa: E402
+from loghub import add_real_extra_args, grouping_accuracy, labelled_set_systems, training_sets  # noqa: E402
 from model import LogEncoder  # noqa: E402
 from text import WordPiece, build_vocab, canonicalize  # noqa: E402
 
@@ -139,11 +140,15 @@ def main() -> None:
     ap.add_argument("--holdout", default="",
                     help="comma-separated loghub sets left out of training entirely (no classes, no vocab or "
                          "word-pool words); the final per-set GA report still scores them (leave-one-dataset-out)")
+    ap.add_argument("--data", default=data.DEFAULT_LOGHUB, metavar="DIR",
+                    help="the labelled sets whose events are classes (default: loghub-2k, the shipped weights' "
+                         "data; any set in the datasets.json layout, e.g. models/tuning)")
     args = ap.parse_args()
+    all_sets = training_sets(args.data)
     holdout = [s for s in args.holdout.split(",") if s]
-    bad = [s for s in holdout if s not in data.LOGHUB_SETS]
+    bad = [s for s in holdout if s not in all_sets]
     if bad:
-        ap.error("--holdout: unknown loghub set(s) %s (known: %s)" % (",".join(bad), ",".join(data.LOGHUB_SETS)))
+        ap.error("--holdout: unknown set(s) %s (known: %s)" % (",".join(bad), ",".join(all_sets)))
     if args.denoiser_model:
         os.environ["LOGSIFT_DENOISER_MODEL"] = os.path.abspath(args.denoiser_model)
     if args.tiny:
@@ -154,11 +159,11 @@ def main() -> None:
     t0 = time.time()
     binary = data.find_binary()
 
-    sets = data.LOGHUB_SETS[:2] if args.tiny else data.LOGHUB_SETS
+    sets = all_sets[:2] if args.tiny else all_sets
     # Held-out sets: nothing derived from their lines reaches training (classes,
     # vocab, word pool); their pipeline templates are made only after training.
     train_sets = [s for s in sets if s not in holdout]
-    lh_sets = data.loghub_sets(sets=train_sets, binary=binary, max_per_set=300 if args.tiny else 0)
+    lh_sets = data.loghub_sets(root=args.data, sets=train_sets, binary=binary, max_per_set=300 if args.tiny else 0)
     lh = data.loghub_classes(lh_sets)
     if args.real_extra:
         names = labelled_set_systems(args.real_extra, args.real_extra_systems)
@@ -285,7 +290,7 @@ def main() -> None:
 
     model.eval()
     if holdout:
-        held = data.loghub_sets(sets=[s for s in sets if s in holdout], binary=binary,
+        held = data.loghub_sets(root=args.data, sets=[s for s in sets if s in holdout], binary=binary,
                                 max_per_set=300 if args.tiny else 0)
         eval_sets.update({name: ([r["EventId"] for r in rows], tpls) for name, (rows, tpls) in held.items()})
         eval_sets = {name: eval_sets[name] for name in sets}  # the usual set order

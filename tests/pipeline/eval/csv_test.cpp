@@ -139,9 +139,8 @@ TEST_F(CsvFileTest, EmptyFileThrows) {
 }
 
 TEST(CsvRealData, HdfsStructuredCsv) {
-    const std::string path =
-        LOGSIFT_SOURCE_DIR "/../shared/data/loghub-2k/HDFS/HDFS_2k.log_structured_corrected.csv";
-    if (!std::filesystem::exists(path)) GTEST_SKIP() << "no loghub data at " << path;
+    if (!test::have_loghub()) GTEST_SKIP() << test::loghub_missing();
+    const std::string path = test::loghub_dir() + "/HDFS/HDFS_2k.log_structured_corrected.csv";
 
     const CsvTable t = read_csv_file(path);
     EXPECT_EQ(t.header, (std::vector<std::string>{"LineId", "Date", "Time", "Pid", "Level",

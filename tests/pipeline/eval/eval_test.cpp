@@ -434,8 +434,8 @@ TEST_F(EvalDirTest, WrongPredictionCountNamesFile) {
 }
 
 TEST(EvalRealData, LoghubDirRunsEndToEnd) {
-    const std::string dir = LOGSIFT_SOURCE_DIR "/../shared/data/loghub-2k";
-    if (!std::filesystem::exists(dir + "/datasets.json")) GTEST_SKIP() << "no loghub data at " << dir;
+    if (!test::have_loghub()) GTEST_SKIP() << test::loghub_missing();
+    const std::string dir = test::loghub_dir();
     const EvalReport r = evaluate_dir(dir, cluster_by_content);
     ASSERT_EQ(r.datasets.size(), 9u);
     EXPECT_EQ(r.datasets.front().name, "Android");
