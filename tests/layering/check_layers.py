@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """The floors of the source tree, lowest first: no file includes a header of a
-higher floor (../shared/DESIGN.md, "Layout inside the fixed top level").
+higher floor (docs/architecture.md, "The code: floors").
 
   0  lsh/, pipeline/core/            hashing, records, mailboxes, metrics, text helpers
   1  config/, models/                settings and version tables; torch behind torch-free headers
