@@ -27,10 +27,8 @@ int64_t ms_since(std::chrono::steady_clock::time_point t0) {
 }  // namespace
 
 Contract contract_of(const Pipeline& pipeline) {
-  Contract c;
-  c.json = pipeline.contract();
-  c.digest = lsh::format_id(fast_hash64(c.json.dump()));
-  return c;
+  const IdContract ids = pipeline.contract();
+  return {ids.to_json(), ids.digest()};
 }
 
 ContractCheck check_contract(const std::string& stored, const json& history, int64_t clusters,

@@ -259,74 +259,61 @@ Results Pipeline::run(std::unique_ptr<Batch> b) {
   return Results(std::move(out));
 }
 
-nlohmann::json Pipeline::info() const {
+IdContract Pipeline::contract() const {
   const auto& s = *impl_;
-  auto rt = models::runtime_info();
   const auto& ed = s.encoder_description;
-  auto or_null = [](int64_t v) { return v > 0 ? nlohmann::json(v) : nlohmann::json(nullptr); };
-  nlohmann::json denoiser = nullptr;
+  IdContract c;
+  c.encoder = {s.encoder_version, s.encoder_dim, ed.kind, ed.max_len, ed.vocab_size};
   if (s.denoiser) {
     const auto& di = s.denoiser->info();
-    denoiser = {{"version", di.version},
-                {"threshold", s.config.denoiser_threshold},
-                {"context", di.context},
-                {"max_len", di.max_len},
-                {"context_test", s.denoiser->context_test()},
-                {"runtime", s.denoiser->runtime()}};
+    c.denoiser = IdContract::Denoiser{di.version, s.config.denoiser_threshold, di.context, di.max_len,
+                                      s.denoiser->context_test()};
   }
-  return {{"encoder", {{"version", s.encoder_version},
-                       {"dim", s.encoder_dim},
-                       {"kind", ed.kind},
-                       {"source", ed.source},
-                       {"max_len", or_null(ed.max_len)},
-                       {"vocab_size", or_null(ed.vocab_size)},
-                       {"runtime", ed.runtime.empty() ? nlohmann::json(nullptr) : nlohmann::json(ed.runtime)}}},
-          {"denoiser", denoiser},
-          {"lsh", {{"method", "random-hyperplane"}, {"bits", s.embed->lsh().bits()}, {"seed", s.embed->lsh().seed()}}},
+  c.lsh.bits = s.embed->lsh().bits();
+  c.lsh.seed = s.embed->lsh().seed();
+  nlohmann::json premask = nlohmann::json::array();
+  for (const auto& p : s.config.premask) premask.push_back({p.name, p.regex, p.boundary, p.require_digit});
+  c.premask = lsh::format_id(fast_hash64(premask.dump()));
+  if (s.config.slot_rules != "off") c.slot_rules = s.config.slot_rules;
+  if (s.bank) c.format_bank = IdContract::FormatBank{FormatBank::kVersion, s.bank->digest()};
+  c.structured.enabled = s.config.structured_messages;
+  c.structured.message_keys = s.config.message_key_list();
+  c.structured.keep_caller = s.config.structured_keep_caller;
+  c.structured.syslog_headers = s.config.syslog_headers;
+  if (s.config.app_layouts != "off") c.structured.app_layouts = s.config.app_layouts;
+  return c;
+}
+
+nlohmann::json Pipeline::info() const {
+  const auto& s = *impl_;
+  const IdContract c = contract();
+  const auto& ed = s.encoder_description;
+  // The contract's fields, with the diagnostics of kInfoDiagnostics beside them.
+  nlohmann::json encoder = c.encoder_json();
+  encoder["source"] = ed.source;
+  encoder["runtime"] = ed.runtime.empty() ? nlohmann::json(nullptr) : nlohmann::json(ed.runtime);
+  nlohmann::json denoiser = c.denoiser_json();
+  if (s.denoiser) denoiser["runtime"] = s.denoiser->runtime();
+  nlohmann::json bank = c.format_bank_json();
+  if (s.bank) {
+    bank["formats"] = s.bank->size();
+    bank["skipped"] = s.bank->skipped();
+    bank["slot_words"] = s.bank->slot_words();
+  }
+  return {{"encoder", std::move(encoder)},
+          {"denoiser", std::move(denoiser)},
+          {"lsh", c.lsh_json()},
           {"premask_patterns", s.config.premask.size()},
-          {"slot_rules", s.config.slot_rules == "off" ? nlohmann::json(nullptr) : nlohmann::json(s.config.slot_rules)},
-          {"format_bank", s.bank ? nlohmann::json{{"version", FormatBank::kVersion},
-                                                  {"formats", s.bank->size()},
-                                                  {"skipped", s.bank->skipped()},
-                                                  {"slot_words", s.bank->slot_words()},
-                                                  {"digest", s.bank->digest()}}
-                                 : nlohmann::json(nullptr)},
-          {"structured",
-           {{"enabled", s.config.structured_messages},
-            {"message_keys", s.config.message_key_list()},
-            {"keep_caller", s.config.structured_keep_caller},
-            {"syslog_headers", s.config.syslog_headers},
-            {"app_layouts", s.config.app_layouts == "off" ? nlohmann::json(nullptr) : nlohmann::json(s.config.app_layouts)}}},
+          {"slot_rules", c.slot_rules ? nlohmann::json(*c.slot_rules) : nlohmann::json(nullptr)},
+          {"format_bank", std::move(bank)},
+          {"structured", c.structured_json()},
           {"premask_engine", s.analyzer->premasker().all_builtin() ? "builtin finders (RE2-exact)" : "re2"},
-          {"torch", {{"version", rt.torch_version}}},
+          {"torch", {{"version", models::runtime_info().torch_version}}},
           {"batching",
            {{"max_lines", s.config.batch_max_lines},
             {"max_delay_us", s.config.batch_max_delay_us},
             {"analysis_threads", s.config.analysis_threads},
             {"inline_max_lines", s.config.inline_max_lines}}}};
-}
-
-nlohmann::json Pipeline::contract() const {
-  const auto& s = *impl_;
-  nlohmann::json i = info();
-  // The encoder's file path is where it lives, not what it computes.
-  nlohmann::json encoder = i["encoder"];
-  encoder.erase("source");
-  encoder.erase("runtime");
-  // Likewise the code that runs the denoiser: the native pass computes the
-  // model file's function (checked at load), not another one.
-  nlohmann::json denoiser = i["denoiser"];
-  if (denoiser.is_object()) denoiser.erase("runtime");
-  nlohmann::json premask = nlohmann::json::array();
-  for (const auto& p : s.config.premask) premask.push_back({p.name, p.regex, p.boundary, p.require_digit});
-  return {{"encoder", encoder},
-          {"denoiser", denoiser},
-          {"lsh", i["lsh"]},
-          {"premask", lsh::format_id(fast_hash64(premask.dump()))},
-          {"slot_rules", i["slot_rules"]},
-          {"format_bank", s.bank ? nlohmann::json{{"version", FormatBank::kVersion}, {"digest", s.bank->digest()}}
-                                 : nlohmann::json(nullptr)},
-          {"structured", i["structured"]}};
 }
 
 void Pipeline::set_alert_rules(std::vector<RuleSpec> rules) {

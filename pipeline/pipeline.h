@@ -25,6 +25,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "config/config.h"
+#include "pipeline/contract.h"
 #include "pipeline/core/params.h"
 #include "pipeline/core/record.h"
 #include "pipeline/memory_usage.h"
@@ -81,12 +82,12 @@ class Pipeline {
   // Idempotent.
   void stop();
 
-  // Model versions and LSH parameters: the cluster-id contract, and how the
-  // pipeline runs.
+  // The cluster-id contract's fields and how the pipeline runs
+  // (pipeline/contract.h: kInfoDiagnostics).
   nlohmann::json info() const;
   // Only what decides ids: same contract + same line -> same cluster id
   // (pipeline/migrate.h keeps a store's clusters across a change of it).
-  nlohmann::json contract() const;
+  IdContract contract() const;
   // Alert rules evaluated by the aggregator (the union over subscriptions).
   void set_alert_rules(std::vector<RuleSpec> rules);
   // Counts over time; nullopt: unknown cluster (or no aggregator). Throws
