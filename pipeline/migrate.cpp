@@ -31,21 +31,15 @@ Contract contract_of(const Pipeline& pipeline) {
   return {ids.to_json(), ids.digest()};
 }
 
-ContractCheck check_contract(const std::string& stored, const json& history, int64_t clusters,
-                             const Contract& current, std::string* stored_digest) {
-  stored_digest->clear();
-  if (!stored.empty()) {
-    json s = json::parse(stored, nullptr, false);
-    if (s.is_object()) *stored_digest = s.value("digest", std::string());
-  }
-  if (*stored_digest == current.digest) return ContractCheck::kSame;
-  if (stored_digest->empty() && clusters == 0) return ContractCheck::kFresh;
+ContractCheck check_contract(const std::string& stored_digest, const ContractHistory& history, int64_t clusters,
+                             const Contract& current) {
+  if (stored_digest == current.digest) return ContractCheck::kSame;
+  if (stored_digest.empty() && clusters == 0) return ContractCheck::kFresh;
   // This contract served the store before the one it has now: a replica
   // of the release being replaced (or a rollback). Migrating back
   // automatically would let two releases flip the store to and fro.
-  if (history.is_object() && history.contains("contracts"))
-    for (const auto& c : history["contracts"])
-      if (c.is_object() && c.value("digest", std::string()) == current.digest) return ContractCheck::kNewer;
+  for (const auto& c : history.contracts)
+    if (c.digest == current.digest) return ContractCheck::kNewer;
   return ContractCheck::kMigrate;
 }
 
@@ -240,12 +234,12 @@ MigrationPlan plan_migration(Pipeline& ids, const std::vector<StoredCluster>& ol
   return plan;
 }
 
-json migrate_catalog(Pipeline& ids, Catalog& catalog, const std::string& from_digest, int max_examples,
+json migrate_catalog(Pipeline& ids, ContractStore& store, const std::string& from_digest, int max_examples,
                      bool dry_run, const MigrationProgress& progress, MigrationPlan* plan_out) {
   const auto t0 = std::chrono::steady_clock::now();
   const Contract to = contract_of(ids);
-  if (!dry_run) catalog.begin_migration(to.digest);
-  const std::vector<StoredCluster> old = catalog.read_all();
+  if (!dry_run) store.begin_migration(to.digest);
+  const std::vector<StoredCluster> old = store.read_all();
   MigrationPlan plan = plan_migration(ids, old, from_digest, to, max_examples, progress);
   json report = json::parse(plan.report);
   report["dry_run"] = dry_run;
@@ -253,7 +247,7 @@ json migrate_catalog(Pipeline& ids, Catalog& catalog, const std::string& from_di
   if (!dry_run) {
     const auto c0 = std::chrono::steady_clock::now();
     plan.report = report.dump();  // what the store keeps
-    catalog.commit_migration(plan);
+    store.commit_migration(plan);
     report["commit_ms"] = ms_since(c0);
   }
   report["total_ms"] = ms_since(t0);
@@ -275,36 +269,36 @@ std::string settled(const std::string& digest) { return digest.rfind("migrating:
 
 }  // namespace
 
-ContractMigrator::ContractMigrator(const Config& config, Catalog& catalog, Contract contract)
-    : config_(config), catalog_(catalog), contract_(std::move(contract)) {}
+ContractMigrator::ContractMigrator(const Config& config, ClusterStore& clusters, ContractStore& store)
+    : config_(config), clusters_(clusters), store_(store) {}
 
 ContractMigrator::~ContractMigrator() { stop(); }
 
-void ContractMigrator::refuse(Catalog::WriteBlock kind, const std::string& why) {
+void ContractMigrator::refuse(WriteGate::State kind, const std::string& why) {
   spdlog::error("catalog: {}", why);
-  catalog_.block_writes(kind, why);
+  gate_.close(kind, why);
 }
 
-bool ContractMigrator::check() {
-  catalog_.serve_contract(contract_.digest);
-  switch (check_contract(catalog_.stored_contract(), catalog_.contract_history(), catalog_.size(), contract_,
-                         &seen_)) {
+bool ContractMigrator::check(Contract contract) {
+  contract_ = std::move(contract);
+  store_.serve_contract(contract_.digest);
+  seen_ = store_.stored_digest();
+  switch (check_contract(seen_, store_.contract_history(), clusters_.size(), contract_)) {
     case ContractCheck::kSame:
       return false;
     case ContractCheck::kFresh:
-      catalog_.record_contract(contract_.json.dump(), contract_.digest);
+      store_.record_contract(contract_.json.dump(), contract_.digest);
       return false;
     case ContractCheck::kNewer:
-      refuse(Catalog::WriteBlock::kOtherContract, newer_store_message(seen_, contract_.digest));
+      refuse(WriteGate::State::kOtherContract, newer_store_message(seen_, contract_.digest));
       return false;
     case ContractCheck::kMigrate:
       break;
   }
   spdlog::warn("catalog: written under cluster-id contract {}, served under {}: migrating {} clusters (writes wait; "
                "reads go on)",
-               seen_.empty() ? std::string("(not recorded)") : seen_, contract_.digest, catalog_.size());
-  catalog_.block_writes(Catalog::WriteBlock::kMigrating,
-                        "migrating cluster ids to contract " + contract_.digest + ": starting");
+               seen_.empty() ? std::string("(not recorded)") : seen_, contract_.digest, clusters_.size());
+  gate_.close(WriteGate::State::kMigrating, "migrating cluster ids to contract " + contract_.digest + ": starting");
   return true;
 }
 
@@ -316,65 +310,73 @@ void ContractMigrator::start(std::function<void()> then) {
 }
 
 void ContractMigrator::stop() {
-  stop_ = true;
+  {
+    std::lock_guard lock(stop_mu_);
+    stop_ = true;
+  }
+  stop_cv_.notify_all();
   if (thread_.joinable()) thread_.join();
 }
 
+bool ContractMigrator::stopped_within(std::chrono::milliseconds span) {
+  std::unique_lock lock(stop_mu_);
+  return stop_cv_.wait_for(lock, span, [this] { return stop_; });
+}
+
 void ContractMigrator::run(const std::function<void()>& then) {
-  using Block = Catalog::WriteBlock;
+  using State = WriteGate::State;
   const std::string doing = "migrating cluster ids to contract " + contract_.digest;
   try {
-    // Replicas sharing a store: one migrates, the others wait for it.
-    while (!catalog_.lock_migration(60000)) {
-      catalog_.block_writes(Block::kMigrating, doing + ": another replica is migrating the store; waiting");
-      for (int i = 0; i < 10 && !stop_; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
-      if (stop_) return;
+    // Replicas sharing a store: one migrates, the others wait for it (its
+    // lease is renewed while it works; a dead one's expires).
+    while (!store_.lock_migration(60000)) {
+      gate_.close(State::kMigrating, doing + ": another replica is migrating the store; waiting");
+      if (stopped_within(std::chrono::seconds(1))) return;
     }
-    std::string from;
-    const auto check =
-        check_contract(catalog_.stored_contract(), catalog_.contract_history(), catalog_.size(), contract_, &from);
+    const std::string from = store_.stored_digest();
+    const auto check = check_contract(from, store_.contract_history(), clusters_.size(), contract_);
     const std::string now = settled(from);
     if (check == ContractCheck::kMigrate && now != settled(seen_) && !now.empty()) {
       // Another replica moved the store to a third contract while this one
       // waited: two releases must not take turns rewriting it.
-      catalog_.unlock_migration();
-      refuse(Block::kOtherContract, "the catalog was migrated to cluster-id contract " + now +
+      store_.unlock_migration();
+      refuse(State::kOtherContract, "the catalog was migrated to cluster-id contract " + now +
                                         " by another replica while this one (contract " + contract_.digest +
                                         ") waited: writes are refused so that ids of two contracts never mix");
       return;
     }
     if (check == ContractCheck::kNewer) {
-      catalog_.unlock_migration();
-      refuse(Block::kOtherContract, newer_store_message(from, contract_.digest));
+      store_.unlock_migration();
+      refuse(State::kOtherContract, newer_store_message(from, contract_.digest));
       return;
     }
     if (check == ContractCheck::kMigrate) {
       Pipeline ids(config_, nullptr);  // the same contract, no catalog
       const auto report =
-          migrate_catalog(ids, catalog_, from, config_.catalog_examples, /*dry_run=*/false,
+          migrate_catalog(ids, store_, from, config_.catalog_examples, /*dry_run=*/false,
                           [&](size_t done, size_t total) {
-                            catalog_.lock_migration(60000);  // renewed while it works
-                            catalog_.block_writes(Block::kMigrating, doing + ": " + std::to_string(done) + " of " +
-                                                                         std::to_string(total) + " clusters");
+                            store_.lock_migration(60000);  // renewed while it works
+                            gate_.close(State::kMigrating, doing + ": " + std::to_string(done) + " of " +
+                                                               std::to_string(total) + " clusters");
                           });
       ids.stop();
       spdlog::warn("catalog: migrated to contract {}: {}", contract_.digest, report.dump());
     } else {
       spdlog::info("catalog: another replica migrated the store to contract {}", contract_.digest);
     }
-    catalog_.unlock_migration();
+    store_.unlock_migration();
     then();
-    catalog_.block_writes(Block::kNone);
+    gate_.open();
   } catch (const std::exception& e) {
     // Nothing was changed (one transaction): the old catalog stays whole.
     try {
-      catalog_.unlock_migration();
+      store_.unlock_migration();
     } catch (const std::exception&) {  // the lock expires by itself
     }
     spdlog::critical("catalog: migration to contract {} failed: {}; writes stay refused. Restart to try again, or "
                      "serve with the earlier release's flags",
                      contract_.digest, e.what());
-    catalog_.block_writes(Block::kMigrationFailed, std::string("migration failed: ") + e.what());
+    gate_.close(State::kMigrationFailed, std::string("migration failed: ") + e.what());
   }
 }
 

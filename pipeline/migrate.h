@@ -13,18 +13,21 @@
 // The report says how many of each, and how long it took.
 #pragma once
 
-#include <atomic>
-#include <functional>
-#include <thread>
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "config/config.h"
-#include "pipeline/store/catalog.h"
+#include "pipeline/store/cluster_store.h"
+#include "pipeline/store/contract_store.h"
+#include "pipeline/store/write_gate.h"
 
 namespace logsift {
 
@@ -46,15 +49,15 @@ inline constexpr size_t kMaxMergedExamples = 64;
 using MigrationProgress = std::function<void(size_t done, size_t total)>;
 
 // `ids` clusters lines under the new contract and has no catalog. Reads
-// nothing from a store: `old` is what Catalog::read_all() gave.
+// nothing from a store: `old` is what ContractStore::read_all() gave.
 MigrationPlan plan_migration(Pipeline& ids, const std::vector<StoredCluster>& old, const std::string& from_digest,
                              const Contract& to, int max_examples, const MigrationProgress& progress = nullptr);
 
-// A whole migration of `catalog` to the contract of `ids` (a pipeline
+// A whole migration of `store` to the contract of `ids` (a pipeline
 // without catalog): reads every cluster, re-derives its id with `ids`, and
 // (unless dry_run) commits. Returns the report (JSON); *plan gets the plan
 // when not null. Throws on failure (nothing is then changed).
-nlohmann::json migrate_catalog(Pipeline& ids, Catalog& catalog, const std::string& from_digest, int max_examples,
+nlohmann::json migrate_catalog(Pipeline& ids, ContractStore& store, const std::string& from_digest, int max_examples,
                                bool dry_run, const MigrationProgress& progress = nullptr,
                                MigrationPlan* plan = nullptr);
 
@@ -67,28 +70,35 @@ enum class ContractCheck {
              // process is the older release; it refuses writes (migrating
              // back is an explicit `logsift migrate`)
 };
-// `stored`: Catalog::stored_contract() ("" = never recorded); `history`:
-// Catalog::contract_history().
-ContractCheck check_contract(const std::string& stored, const nlohmann::json& history, int64_t clusters,
-                             const Contract& current, std::string* stored_digest);
+// `stored_digest`: ContractStore::stored_digest() ("" = never recorded);
+// `history`: ContractStore::contract_history(); `clusters`: how many the
+// store holds.
+ContractCheck check_contract(const std::string& stored_digest, const ContractHistory& history, int64_t clusters,
+                             const Contract& current);
 
-// What `serve` does with its store's contract at start. check() compares
-// the two before traffic: it records the contract on a fresh store, blocks
-// writes on a store that moved on past it (kNewer), and blocks them while a
-// migration is due. start() runs that migration on a thread of its own;
-// replicas sharing a store take turns through Catalog::lock_migration, and
-// one that waited while another moved the store to a third contract
-// refuses writes instead of migrating again.
+// What `serve` does with its store's contract at start. It owns the write
+// gate (pipeline/store/write_gate.h) that the state stage and /readyz
+// consult. check() compares the two contracts before traffic: it records
+// the contract on a fresh store, closes the gate on a store that moved on
+// past it (kNewer), and closes it while a migration is due. start() runs
+// that migration on a thread of its own; replicas sharing a store take turns
+// through ContractStore::lock_migration, and one that waited while another
+// moved the store to a third contract keeps the gate closed instead of
+// migrating again.
 class ContractMigrator {
  public:
-  ContractMigrator(const Config& config, Catalog& catalog, Contract contract);
+  // `clusters` and `store` are the same store's two parts (SqliteCatalog,
+  // RedisCatalog).
+  ContractMigrator(const Config& config, ClusterStore& clusters, ContractStore& store);
   ~ContractMigrator();  // stop()
   ContractMigrator(const ContractMigrator&) = delete;
   ContractMigrator& operator=(const ContractMigrator&) = delete;
 
+  const WriteGate& gate() const { return gate_; }
   const Contract& contract() const { return contract_; }
-  // Before traffic; throws on a store error. True: a migration is due.
-  bool check();
+  // Before traffic, with the contract this process serves; throws on a
+  // store error. True: a migration is due.
+  bool check(Contract contract);
   // The migration; `then` runs after it committed (or another replica's
   // did), before writes are let in.
   void start(std::function<void()> then);
@@ -98,13 +108,19 @@ class ContractMigrator {
 
  private:
   void run(const std::function<void()>& then);
-  void refuse(Catalog::WriteBlock kind, const std::string& why);
+  void refuse(WriteGate::State kind, const std::string& why);
+  // Waits up to `span` for stop(); true if stopped.
+  bool stopped_within(std::chrono::milliseconds span);
 
   const Config& config_;
-  Catalog& catalog_;
+  ClusterStore& clusters_;
+  ContractStore& store_;
+  WriteGate gate_;
   Contract contract_;
   std::string seen_;  // the store's contract digest at check()
-  std::atomic<bool> stop_{false};
+  std::mutex stop_mu_;
+  std::condition_variable stop_cv_;
+  bool stop_ = false;  // under stop_mu_
   std::thread thread_;
 };
 

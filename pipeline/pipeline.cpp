@@ -24,7 +24,7 @@
 #include "pipeline/stages/state_stage.h"
 #include "pipeline/stages/template_caches.h"
 #include "pipeline/stages/templater.h"
-#include "pipeline/store/catalog.h"
+#include "pipeline/store/cluster_store.h"
 #include "pipeline/store/sqlite.h"
 
 namespace logsift {
@@ -94,7 +94,7 @@ struct Pipeline::Impl {
     } catch (const std::exception& e) {
       spdlog::error("analysis: {}", e.what());
       for (auto& r : b.records)
-        if (r.ok()) r.error = std::string("internal error in analysis: ") + e.what();
+        if (r.ok()) r.fail(RecordFailure::kInternal, std::string("internal error in analysis: ") + e.what());
       b.pending = 0;
       metrics().stage_errors.inc();
     }
@@ -166,8 +166,8 @@ struct Pipeline::Impl {
   }
 };
 
-Pipeline::Pipeline(const Config& config, Catalog* catalog,
-                   std::function<void(std::vector<AlertEvent>&&)> sink)
+Pipeline::Pipeline(const Config& config, ClusterStore* catalog,
+                   std::function<void(std::vector<AlertEvent>&&)> sink, const WriteGate* gate)
     : impl_(new Impl(config)) {
   auto& s = *impl_;
   auto encoder = make_encoder(config);
@@ -189,7 +189,7 @@ Pipeline::Pipeline(const Config& config, Catalog* catalog,
   s.analyzer = std::make_unique<Analyzer>(config, s.denoiser.get(), s.bank.get(), s.caches.get(), s.templater.get());
   if (s.denoiser) s.denoise = std::make_unique<DenoiseStage>(config, s.denoiser.get(), s.templater.get());
   s.embed = std::make_unique<EmbedStage>(config, std::move(encoder), s.caches.get());
-  if (catalog) s.state = std::make_unique<StateStage>(config, catalog, std::move(sink));
+  if (catalog) s.state = std::make_unique<StateStage>(config, catalog, gate, std::move(sink));
   auto dispatch = [&s](std::unique_ptr<Batch> b) { s.dispatch(std::move(b)); };
   if (s.denoise) s.denoise->set_timer(StageTimer::kDenoise);
   s.embed->set_timer(StageTimer::kEmbed);

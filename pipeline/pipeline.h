@@ -33,7 +33,8 @@
 
 namespace logsift {
 
-class Catalog;
+class ClusterStore;
+class WriteGate;
 struct CountDelta;
 
 // A finished batch, indexable like its records; it owns their bytes.
@@ -58,10 +59,11 @@ class Pipeline {
  public:
   // catalog may be null (batch CLI use: ids and templates only, no "new",
   // no alerts). With a catalog, the state stage keeps the catalog and the
-  // aggregator and sends raised alerts to `sink` (which may be empty).
+  // aggregator and sends raised alerts to `sink` (which may be empty); it
+  // writes only while `gate` (null: always open) is open.
   // Throws ConfigError / std::runtime_error when a stage cannot be built.
-  Pipeline(const Config& config, Catalog* catalog,
-           std::function<void(std::vector<AlertEvent>&&)> sink = nullptr);
+  Pipeline(const Config& config, ClusterStore* catalog,
+           std::function<void(std::vector<AlertEvent>&&)> sink = nullptr, const WriteGate* gate = nullptr);
   ~Pipeline();
   Pipeline(const Pipeline&) = delete;
   Pipeline& operator=(const Pipeline&) = delete;

@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "pipeline/core/status.h"
 #include "pipeline/core/token.h"
 
 namespace logsift {
@@ -43,10 +44,20 @@ struct Key128Hash {
   size_t operator()(const Key128& k) const { return static_cast<size_t>(k.a ^ (k.b * 0x9E3779B97F4A7C15ull)); }
 };
 
+// Why a record has no result, as a value the callers read (never a string
+// they compare).
+enum class RecordFailure : uint8_t {
+  kNone,
+  kRejected,          // refused at ingest: bad input (counted there under its reason)
+  kStoreUnavailable,  // the store refused it for now (Batch::refusal): the client retries
+  kInternal,          // a stage failed on it
+};
+
 struct Record {
   std::string_view text;  // the message (see the zero-copy note above)
   Labels labels;
-  std::string error;      // set at ingest: rejected, skipped by every stage, replied as {"error"}
+  std::string error;      // why it has no result: skipped by every stage, replied as {"error"}
+  RecordFailure failure = RecordFailure::kNone;  // set with error
   int64_t received_ms = 0;
 
   // Results, set once the line is clustered.
@@ -64,6 +75,10 @@ struct Record {
   int32_t format = -1;                  // a format bank match: its format (tok_end then ends the prefix)
 
   bool ok() const { return error.empty(); }
+  void fail(RecordFailure why, std::string message) {
+    failure = why;
+    error = std::move(message);
+  }
   void set_template(TemplateRef t) {
     template_text = t->text;
     template_id = t->template_id;
@@ -87,11 +102,11 @@ struct Batch {
   // Tokens of every record (Record::tok_begin/tok_end), one allocation per batch.
   std::vector<Token> tokens;
   uint8_t pending = 0;  // union of the records' pending bits
-  // Set by the state stage when the store refused the lines for now (a
-  // shared store unreachable and its write buffer full, a disk full or
-  // read-only): the request is answered 503 with this reason, each line of a
-  // stream gets it as error.
-  std::string unavailable;
+  // Set by the state stage when the store refused the lines (a shared store
+  // unreachable and its write buffer full, a disk full or read-only, writes
+  // closed during a migration): the request is answered by its status (503
+  // for kUnavailable), each refused line of a stream gets its reason as error.
+  Status refusal;
 
   // Takes ownership of a buffer that records will view (no copy).
   std::string_view adopt(std::string buffer) {
@@ -101,11 +116,11 @@ struct Batch {
   // Copies `s` into the batch's arena; the view stays valid while the batch lives.
   std::string_view keep(std::string_view s);
 
-  // Records the store refused (their error is `unavailable`).
+  // Records the store refused (RecordFailure::kStoreUnavailable).
   size_t refused() const {
-    if (unavailable.empty()) return 0;
-    return static_cast<size_t>(
-        std::count_if(records.begin(), records.end(), [&](const Record& r) { return r.error == unavailable; }));
+    return static_cast<size_t>(std::count_if(records.begin(), records.end(), [](const Record& r) {
+      return r.failure == RecordFailure::kStoreUnavailable;
+    }));
   }
   // Number of records without an error (what the stages will process).
   size_t live() const {

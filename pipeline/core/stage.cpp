@@ -29,7 +29,7 @@ void Stage::run() {
 
 void Stage::fail_batch(Batch& b, const std::string& why) {
   for (auto& r : b.records)
-    if (r.ok()) r.error = "internal error in " + name_ + " stage: " + why;
+    if (r.ok()) r.fail(RecordFailure::kInternal, "internal error in " + name_ + " stage: " + why);
   b.pending = 0;
   metrics().stage_errors.inc();
 }

@@ -152,7 +152,7 @@ StructuredOptions structured_options(const Config& c) {
 }
 
 void reject_record(Record& r, const EnvelopeError& e) {
-  r.error = e.message;
+  r.fail(RecordFailure::kRejected, e.message);
   metrics().reject(e.reason);
 }
 

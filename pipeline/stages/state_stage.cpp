@@ -9,7 +9,6 @@
 
 #include "pipeline/core/metrics.h"
 #include "pipeline/core/time.h"
-#include "pipeline/store/catalog.h"
 
 namespace logsift {
 
@@ -24,10 +23,11 @@ AggregatorOptions aggregator_options(const Config& c) {
 
 // Group commit: everything queued meanwhile (up to 64 model batches' lines)
 // shares one catalog transaction; no waiting for company.
-StateStage::StateStage(const Config& c, Catalog* catalog, AlertSink sink)
+StateStage::StateStage(const Config& c, ClusterStore* catalog, const WriteGate* gate, AlertSink sink)
     : BatchingStage("state", static_cast<size_t>(c.mailbox_capacity), static_cast<size_t>(c.batch_max_lines) * 64,
                     std::chrono::microseconds(0)),
       catalog_(catalog),
+      gate_(gate),
       max_examples_(c.catalog_examples),
       agg_(aggregator_options(c)),
       sink_(std::move(sink)) {
@@ -93,7 +93,9 @@ void StateStage::apply(std::vector<Batch*>& group) {
 
   std::vector<uint64_t> created;  // clusters this group created
   std::vector<AlertEvent> raised;
-  if (catalog_) commit_to_catalog(group, &created, &raised);
+  if (catalog_) {
+    if (Status st = commit_to_catalog(group, &created, &raised); !st.ok()) return refuse(group, st);
+  }
   count_in_aggregator(group, &raised);
   if (publisher_) publish(group);
   // Outside the lock: the sink writes to SQLite. The lines are in the
@@ -119,8 +121,8 @@ void StateStage::apply(std::vector<Batch*>& group) {
 // transaction; marks each cluster's first record new or not and collects the
 // clusters created (with those a buffered write created late: their
 // new_cluster alerts go to *raised).
-void StateStage::commit_to_catalog(std::vector<Batch*>& group, std::vector<uint64_t>* created,
-                                   std::vector<AlertEvent>* raised) {
+Status StateStage::commit_to_catalog(std::vector<Batch*>& group, std::vector<uint64_t>* created,
+                                     std::vector<AlertEvent>* raised) {
   // Aggregate the group per cluster: one upsert per distinct cluster.
   std::vector<ClusterUpdate> updates;
   std::unordered_map<uint64_t, size_t> index;
@@ -146,13 +148,22 @@ void StateStage::commit_to_catalog(std::vector<Batch*>& group, std::vector<uint6
   }
   std::vector<bool> fresh;
   const int64_t t0 = mono_ns();
-  try {
-    fresh = catalog_->apply(updates);
-    metrics().time(StageTimer::kCommit, mono_ns() - t0);
-  } catch (const std::exception&) {
-    metrics().catalog_errors.inc();
-    throw;  // the loop marks the records failed: the caller is told, nothing is silently lost
+  // Closed while the cluster-id contract is migrated (pipeline/migrate.h):
+  // what would be written now could be lost by the migration's rewrite.
+  Status st = gate_ ? gate_->status() : Status();
+  if (st.ok()) {
+    try {
+      st = catalog_->apply(updates, &fresh);
+    } catch (const std::exception&) {
+      metrics().catalog_errors.inc();
+      throw;  // the loop marks the records failed: the caller is told, nothing is silently lost
+    }
   }
+  if (!st.ok()) {
+    metrics().catalog_errors.inc();
+    return st;
+  }
+  metrics().time(StageTimer::kCommit, mono_ns() - t0);
   uint64_t new_clusters = 0;
   for (auto& [rec, idx] : firsts) {
     rec->is_new = fresh[idx];
@@ -165,6 +176,7 @@ void StateStage::commit_to_catalog(std::vector<Batch*>& group, std::vector<uint6
   static const bool crash_after_commit = std::getenv("LOGSIFT_FAILPOINT_CRASH_AFTER_CATALOG_COMMIT") != nullptr;
   if (crash_after_commit && !created->empty()) std::_Exit(137);
   metrics().new_clusters.inc(new_clusters);
+  return {};
 }
 
 // The aggregator part: every line into the windows and the alert rules.
@@ -238,16 +250,19 @@ size_t StateStage::replay_pending() {
 
 void StateStage::process_group(std::vector<Batch*>& group) {
   const int64_t t0 = mono_ns();
-  try {
-    apply(group);
-    metrics().time(StageTimer::kState, mono_ns() - t0);
-  } catch (const StoreUnavailable& e) {
-    // Refused, not failed: the caller is told to retry (503).
-    for (auto* b : group) {
-      b->unavailable = e.what();
-      for (auto& r : b->records)
-        if (r.ok()) r.error = e.what();
-    }
+  apply(group);
+  metrics().time(StageTimer::kState, mono_ns() - t0);
+}
+
+void StateStage::refuse(std::vector<Batch*>& group, const Status& why) {
+  // Refused, not failed: nothing of the group is stored or acknowledged; the
+  // caller is told (503 for kUnavailable: retry).
+  const RecordFailure failure =
+      why.code() == StatusCode::kUnavailable ? RecordFailure::kStoreUnavailable : RecordFailure::kInternal;
+  for (auto* b : group) {
+    b->refusal = why;
+    for (auto& r : b->records)
+      if (r.ok()) r.fail(failure, why.reason());
   }
 }
 

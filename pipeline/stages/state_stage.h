@@ -23,7 +23,8 @@
 #include "config/config.h"
 #include "pipeline/core/stage.h"
 #include "pipeline/stages/aggregator.h"
-#include "pipeline/store/catalog.h"
+#include "pipeline/store/cluster_store.h"
+#include "pipeline/store/write_gate.h"
 
 namespace logsift {
 
@@ -38,7 +39,8 @@ using CountPublisher = std::function<void(std::vector<CountDelta>&&)>;
 class StateStage final : public BatchingStage {
  public:
   // catalog may be null: then only counts (metrics) and the aggregator.
-  StateStage(const Config& c, Catalog* catalog, AlertSink sink);
+  // gate (may be null: always open) is consulted before each group commit.
+  StateStage(const Config& c, ClusterStore* catalog, const WriteGate* gate, AlertSink sink);
 
   void set_rules(std::vector<RuleSpec> rules);
   // Before traffic: where this replica's counts go (store: redis).
@@ -66,7 +68,11 @@ class StateStage final : public BatchingStage {
   // One group: commit_to_catalog, count_in_aggregator, publish the counts,
   // raise the alerts, then mark the new clusters alerted.
   void apply(std::vector<Batch*>& group);
-  void commit_to_catalog(std::vector<Batch*>& group, std::vector<uint64_t>* created, std::vector<AlertEvent>* raised);
+  // Not ok: the store refused the group (nothing written; see refuse()).
+  Status commit_to_catalog(std::vector<Batch*>& group, std::vector<uint64_t>* created,
+                           std::vector<AlertEvent>* raised);
+  // Marks every live record of the group failed with `why` (Batch::refusal).
+  void refuse(std::vector<Batch*>& group, const Status& why);
   void count_in_aggregator(std::vector<Batch*>& group, std::vector<AlertEvent>* raised);
   void emit(std::vector<AlertEvent>& events);
   void count_evictions_locked();  // mu_ held
@@ -75,7 +81,8 @@ class StateStage final : public BatchingStage {
   // new_cluster alerts to *raised) and appends their ids to *created.
   void late_new(std::vector<uint64_t>* created, std::vector<AlertEvent>* raised);
 
-  Catalog* catalog_;
+  ClusterStore* catalog_;
+  const WriteGate* gate_;
   int max_examples_;
   std::mutex mu_;
   Aggregator agg_;

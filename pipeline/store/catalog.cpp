@@ -15,6 +15,7 @@
 #include "lsh/lsh.h"
 #include "pipeline/core/metrics.h"
 #include "pipeline/core/thread_name.h"
+#include "pipeline/core/time.h"
 #include "pipeline/store/sqlite.h"
 
 namespace logsift {
@@ -32,13 +33,16 @@ json labels_json(const Labels& labels) {
   return o;
 }
 
-json cluster_row(Stmt& q) {
-  return {{"cluster_id", lsh::format_id(as_u64(q.col_int(0)))},
-          {"template_id", lsh::format_id(as_u64(q.col_int(1)))},
-          {"template", q.col_text(2)},
-          {"count", q.col_int(3)},
-          {"first_seen", format_time_ms(q.col_int(4))},
-          {"last_seen", format_time_ms(q.col_int(5))}};
+// A row of "SELECT cluster_id, template_id, template, count, first_seen_ms, last_seen_ms".
+ClusterRow cluster_row(Stmt& q) {
+  ClusterRow r;
+  r.cluster_id = as_u64(q.col_int(0));
+  r.template_id = as_u64(q.col_int(1));
+  r.template_text = q.col_text(2);
+  r.count = static_cast<uint64_t>(q.col_int(3));
+  r.first_ms = q.col_int(4);
+  r.last_ms = q.col_int(5);
+  return r;
 }
 
 }  // namespace
@@ -198,11 +202,11 @@ std::string SqliteCatalog::files_gone() const {
   return {};
 }
 
-std::vector<bool> SqliteCatalog::apply(const std::vector<ClusterUpdate>& updates) {
-  std::vector<bool> is_new(updates.size(), false);
-  if (updates.empty()) return is_new;
-  if (gone_) throw StoreUnavailable("store unavailable: " + unavailable());
-  check_writes_allowed();
+Status SqliteCatalog::apply(const std::vector<ClusterUpdate>& updates, std::vector<bool>* created) {
+  std::vector<bool>& is_new = *created;
+  is_new.assign(updates.size(), false);
+  if (updates.empty()) return {};
+  if (gone_) return Status::unavailable("store unavailable: " + health());
   Stmt& upsert = *upsert_;
   Stmt& example = *example_;
   tx_->begin();
@@ -242,7 +246,8 @@ std::vector<bool> SqliteCatalog::apply(const std::vector<ClusterUpdate>& updates
     // Below the database: nothing of this group is stored, so none of it is
     // acknowledged (503 and an error line per line), and /readyz says why.
     set_unavailable(fault + ": " + e.what());
-    throw StoreUnavailable("store unavailable: " + fault + " (" + e.what() + ")");
+    is_new.assign(updates.size(), false);
+    return Status::unavailable("store unavailable: " + fault + " (" + e.what() + ")");
   } catch (...) {
     tx_->rollback();
     throw;
@@ -255,7 +260,7 @@ std::vector<bool> SqliteCatalog::apply(const std::vector<ClusterUpdate>& updates
     metrics().time(StageTimer::kCheckpoint, mono_ns() - t0);
     if (rc != SQLITE_OK && rc != SQLITE_BUSY) spdlog::warn("catalog: WAL restart failed: {}", sqlite3_errmsg(writer_->get()));
   }
-  return is_new;
+  return {};
 }
 
 void SqliteCatalog::set_unavailable(std::string why) {
@@ -266,27 +271,9 @@ void SqliteCatalog::set_unavailable(std::string why) {
   failing_.store(!unavailable_.empty(), std::memory_order_relaxed);
 }
 
-std::string SqliteCatalog::unavailable() const {
-  {
-    std::lock_guard lock(unavailable_mu_);
-    if (!unavailable_.empty()) return unavailable_;
-  }
-  return write_block_reason();
-}
-
-void Catalog::block_writes(WriteBlock kind, std::string why) {
-  std::lock_guard lock(block_mu_);
-  block_why_ = kind == WriteBlock::kNone ? std::string() : std::move(why);
-  block_.store(kind, std::memory_order_release);
-}
-
-std::string Catalog::write_block_reason() const {
-  std::lock_guard lock(block_mu_);
-  return block_why_;
-}
-
-void Catalog::check_writes_allowed() const {
-  if (write_block() != WriteBlock::kNone) throw StoreUnavailable("store unavailable: " + write_block_reason());
+std::string SqliteCatalog::health() const {
+  std::lock_guard lock(unavailable_mu_);
+  return unavailable_;
 }
 
 namespace {
@@ -321,10 +308,10 @@ void write_contract(sqlite::Db& db, const std::string& contract, const std::stri
 
 }  // namespace
 
-std::string SqliteCatalog::stored_contract() {
+std::string SqliteCatalog::stored_digest() {
   std::lock_guard lock(reader_mu_);
   json c = read_meta_json(*reader_, "contract");
-  return c.is_object() ? c.dump() : std::string();
+  return c.is_object() ? c.value("digest", std::string()) : std::string();
 }
 
 void SqliteCatalog::record_contract(const std::string& contract, const std::string& digest) {
@@ -334,13 +321,17 @@ void SqliteCatalog::record_contract(const std::string& contract, const std::stri
   tx.commit();
 }
 
-json Catalog::contract_history() { return {{"contracts", json::array()}, {"migrations", json::array()}}; }
-
-json SqliteCatalog::contract_history() {
+ContractHistory SqliteCatalog::contract_history() {
   std::lock_guard lock(reader_mu_);
-  json h = read_meta_json(*reader_, "contract_history");
-  json m = read_meta_json(*reader_, "migrations");
-  return {{"contracts", h.is_array() ? h : json::array()}, {"migrations", m.is_array() ? m : json::array()}};
+  const json h = read_meta_json(*reader_, "contract_history");
+  const json m = read_meta_json(*reader_, "migrations");
+  ContractHistory out;
+  if (h.is_array())
+    for (const auto& e : h)
+      if (e.is_object()) out.contracts.push_back({e.value("digest", std::string()), e.value("since", std::string())});
+  if (m.is_array())
+    for (const auto& r : m) out.migrations.push_back(r.dump());
+  return out;
 }
 
 std::vector<StoredCluster> SqliteCatalog::read_all() {
@@ -375,7 +366,7 @@ std::vector<StoredCluster> SqliteCatalog::read_all() {
 
 void SqliteCatalog::commit_migration(const MigrationPlan& plan) {
   // Its own connection: the writer's belongs to the state thread, whose
-  // writes are refused meanwhile (block_writes).
+  // writes are refused meanwhile (the migrator closed the write gate).
   sqlite::Db db(path_, "catalog migration");
   sqlite::Transaction tx(db);
   db.exec("DELETE FROM clusters; DELETE FROM examples;");
@@ -504,13 +495,12 @@ std::vector<PendingNewCluster> SqliteCatalog::pending_new_clusters() {
   return out;
 }
 
-json Catalog::list(int64_t limit, int64_t offset) { return list(limit, offset, "count", ""); }
-
-json SqliteCatalog::list(int64_t limit, int64_t offset, const std::string& sort, const std::string& q,
-                   const std::pair<std::string, std::string>& label) {
-  const char* order = sort == "last_seen"    ? " ORDER BY last_seen_ms DESC, cluster_id"
-                      : sort == "first_seen" ? " ORDER BY first_seen_ms DESC, cluster_id"
-                                             : " ORDER BY count DESC, cluster_id";
+ClusterPage SqliteCatalog::list(const ClusterQuery& query) {
+  const std::string& q = query.text;
+  const auto& label = query.label;
+  const char* order = query.sort == ClusterSort::kLastSeen    ? " ORDER BY last_seen_ms DESC, cluster_id"
+                      : query.sort == ClusterSort::kFirstSeen ? " ORDER BY first_seen_ms DESC, cluster_id"
+                                                             : " ORDER BY count DESC, cluster_id";
   // instr(lower(...)) instead of LIKE: no wildcard escaping to get wrong.
   std::string where = q.empty() ? "" : " WHERE instr(lower(template), lower(?3)) > 0";
   const std::string label_sql =
@@ -518,22 +508,22 @@ json SqliteCatalog::list(int64_t limit, int64_t offset, const std::string& sort,
       " AND j.key = ?4 AND j.value = ?5)";
   if (!label.first.empty()) where += (where.empty() ? " WHERE" : " AND") + label_sql;
   std::lock_guard lock(reader_mu_);
-  json out = {{"clusters", json::array()}, {"limit", limit}, {"offset", offset}};
+  ClusterPage out;
   sqlite::Transaction tx(*reader_, /*immediate=*/false);
   const std::string sql = "SELECT cluster_id, template_id, template, count, first_seen_ms, last_seen_ms FROM clusters" +
                           where + order + " LIMIT ?1 OFFSET ?2";
   Stmt s(*reader_, sql.c_str());
-  s.bind(1, limit).bind(2, offset);
+  s.bind(1, query.limit).bind(2, query.offset);
   if (!q.empty()) s.bind(3, q);
   if (!label.first.empty()) s.bind(4, label.first).bind(5, label.second);
-  while (s.step()) out["clusters"].push_back(cluster_row(s));
+  while (s.step()) out.rows.push_back(cluster_row(s));
   // The same WHERE (numbered parameters may leave gaps).
   const std::string count_sql = "SELECT count(*) FROM clusters" + where;
   Stmt t(*reader_, count_sql.c_str());
   if (!q.empty()) t.bind(3, q);
   if (!label.first.empty()) t.bind(4, label.first).bind(5, label.second);
   t.step();
-  out["total"] = t.col_int(0);
+  out.total = t.col_int(0);
   tx.commit();
   return out;
 }
@@ -550,9 +540,9 @@ std::vector<uint64_t> SqliteCatalog::with_label(const std::string& key, const st
   return out;
 }
 
-std::vector<json> SqliteCatalog::rows(const std::vector<uint64_t>& ids) {
+std::vector<ClusterRow> SqliteCatalog::rows(const std::vector<uint64_t>& ids) {
   std::lock_guard lock(reader_mu_);
-  std::vector<json> out;
+  std::vector<ClusterRow> out;
   sqlite::Transaction tx(*reader_, /*immediate=*/false);
   Stmt s(*reader_,
          "SELECT cluster_id, template_id, template, count, first_seen_ms, last_seen_ms FROM clusters"
@@ -566,24 +556,20 @@ std::vector<json> SqliteCatalog::rows(const std::vector<uint64_t>& ids) {
   return out;
 }
 
-std::optional<json> SqliteCatalog::get(uint64_t cluster_id) {
+std::optional<ClusterDetail> SqliteCatalog::get(uint64_t cluster_id) {
   std::lock_guard lock(reader_mu_);
   sqlite::Transaction tx(*reader_, /*immediate=*/false);
-  std::optional<json> out;
+  std::optional<ClusterDetail> out;
   Stmt q(*reader_,
          "SELECT cluster_id, template_id, template, count, first_seen_ms, last_seen_ms FROM clusters"
          " WHERE cluster_id = ?1");
   q.bind(1, as_i64(cluster_id));
   if (q.step()) {
-    out = cluster_row(q);
-    json ex = json::array();
+    out.emplace();
+    out->row = cluster_row(q);
     Stmt e(*reader_, "SELECT text, labels, ts_ms FROM examples WHERE cluster_id = ?1 ORDER BY seq");
     e.bind(1, as_i64(cluster_id));
-    while (e.step())
-      ex.push_back({{"text", e.col_text(0)},
-                    {"labels", json::parse(e.col_text(1), nullptr, false)},
-                    {"seen", format_time_ms(e.col_int(2))}});
-    (*out)["examples"] = std::move(ex);
+    while (e.step()) out->examples.push_back({e.col_text(0), e.col_text(1), e.col_int(2)});
   }
   tx.commit();
   return out;

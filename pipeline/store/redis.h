@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "config/redis_url.h"
+#include "pipeline/store/store_error.h"
 
 namespace logsift::redis {
 
@@ -35,9 +36,10 @@ struct Reply {
 
 // The connection failed, broke or timed out. A command in flight may or may
 // not have run. The connection is closed; the next call connects again.
-class Error : public std::runtime_error {
+class Error : public StoreError {
  public:
-  using std::runtime_error::runtime_error;
+  explicit Error(const std::string& what)
+      : StoreError(what, Status::unavailable("store unavailable: redis unreachable")) {}
 };
 
 struct Options {

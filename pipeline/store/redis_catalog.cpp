@@ -102,9 +102,8 @@ RedisCatalog::RedisCatalog(const redis::Url& url, const redis::Options& options,
 
 RedisCatalog::~RedisCatalog() = default;
 
-std::string RedisCatalog::unavailable() const {
+std::string RedisCatalog::health() const {
   if (down_.load()) return "redis unreachable";
-  if (std::string why = write_block_reason(); !why.empty()) return why;
   return contract_refused_.load() ? "the store is under another cluster-id contract than this replica's" : "";
 }
 
@@ -122,9 +121,10 @@ std::vector<Reply> RedisCatalog::call(redis::Connection& c, const std::vector<st
   }
 }
 
-std::vector<bool> RedisCatalog::send(const std::vector<ClusterUpdate>& updates) {
-  std::vector<bool> is_new(updates.size(), false);
-  if (updates.empty()) return is_new;
+Status RedisCatalog::send(const std::vector<ClusterUpdate>& updates, std::vector<bool>* created) {
+  std::vector<bool>& is_new = *created;
+  is_new.assign(updates.size(), false);
+  if (updates.empty()) return {};
   const uint64_t seq = ++seq_;
   sent_seq_ = seq;
   std::vector<std::vector<std::string>> cmds;
@@ -199,26 +199,30 @@ std::vector<bool> RedisCatalog::send(const std::vector<ClusterUpdate>& updates) 
         spdlog::error("catalog: the store is under cluster-id contract {}, this replica serves {}: its writes are "
                       "refused (upgrade or roll back this replica)",
                       store, digest_);
-      throw StoreUnavailable("store unavailable: the catalog is under cluster-id contract " + store +
-                             ", this replica serves " + digest_ +
-                             ": writes are refused so that ids of two contracts never mix");
+      is_new.assign(updates.size(), false);
+      return Status::unavailable("store unavailable: the catalog is under cluster-id contract " + store +
+                                 ", this replica serves " + digest_ +
+                                 ": writes are refused so that ids of two contracts never mix");
     }
     check(replies[i], "apply");
     is_new[i] = replies[i].integer == static_cast<int64_t>(updates[i].count);
   }
   if (contract_refused_.exchange(false)) spdlog::info("catalog: the store's contract is this replica's again");
-  return is_new;
+  return {};
 }
 
-std::vector<bool> RedisCatalog::apply(const std::vector<ClusterUpdate>& updates) {
-  check_writes_allowed();
-  if (max_buffer_bytes_ == 0) return send(updates);  // no buffer: a failure fails the lines at once
-  std::vector<bool> is_new(updates.size(), false);
+Status RedisCatalog::apply(const std::vector<ClusterUpdate>& updates, std::vector<bool>* created) {
+  created->assign(updates.size(), false);
+  if (max_buffer_bytes_ == 0) {  // no buffer: a failure fails the lines at once
+    try {
+      return send(updates, created);
+    } catch (const redis::Error& e) {
+      return e.status();
+    }
+  }
   if (settle()) {
     try {
-      return send(updates);
-    } catch (const StoreUnavailable&) {
-      throw;  // refused, certainly not written: not buffered
+      return send(updates, created);  // refused (another contract): certainly not written, not buffered
     } catch (const std::exception& e) {
       // A broken round trip, or an error reply (a Redis still loading its
       // data answers LOADING): maybe applied, maybe not. settle() asks the
@@ -231,11 +235,11 @@ std::vector<bool> RedisCatalog::apply(const std::vector<ClusterUpdate>& updates)
       metrics().redis_buffered_lines.set(static_cast<int64_t>(buffered_lines_));
       spdlog::error("catalog: Redis unreachable; buffering writes (at most {} bytes) and retrying",
                     max_buffer_bytes_);
-      return is_new;  // the lines are accepted; their catalog write lands later
+      created->assign(updates.size(), false);
+      return {};  // the lines are accepted; their catalog write lands later
     }
   }
-  buffer(updates);  // throws StoreUnavailable when full
-  return is_new;
+  return buffer(updates);  // kUnavailable when full
 }
 
 size_t RedisCatalog::update_bytes(const ClusterUpdate& u) {
@@ -265,7 +269,7 @@ void RedisCatalog::merge(ClusterUpdate&& u) {
   }
 }
 
-void RedisCatalog::buffer(const std::vector<ClusterUpdate>& updates) {
+Status RedisCatalog::buffer(const std::vector<ClusterUpdate>& updates) {
   size_t bytes = 0;
   uint64_t lines = 0;
   for (const auto& u : updates) {
@@ -277,12 +281,13 @@ void RedisCatalog::buffer(const std::vector<ClusterUpdate>& updates) {
     if (!full_logged_) spdlog::error("catalog: Redis unreachable and the write buffer is full ({} lines, {} bytes): "
                                      "refusing lines with 503 until Redis is back", buffered_lines_, buffered_bytes_);
     full_logged_ = true;
-    throw StoreUnavailable("store unavailable: redis unreachable and the write buffer is full "
-                           "(redis_buffer_bytes); retry later");
+    return Status::unavailable("store unavailable: redis unreachable and the write buffer is full "
+                               "(redis_buffer_bytes); retry later");
   }
   for (auto u : updates) merge(std::move(u));
   buffered_lines_ += lines;
   metrics().redis_buffered_lines.set(static_cast<int64_t>(buffered_lines_));
+  return {};
 }
 
 bool RedisCatalog::settle() {
@@ -317,14 +322,15 @@ bool RedisCatalog::settle() {
       buffer_index_.clear();
       buffered_bytes_ = 0;
       try {
-        auto fresh = send(group);
+        std::vector<bool> fresh;
+        if (!send(group, &fresh).ok()) {
+          // The store moved to another contract while these waited: they stay
+          // buffered (and land if it comes back), never under two contracts.
+          for (auto& u : group) merge(std::move(u));
+          return false;
+        }
         for (size_t i = 0; i < group.size(); ++i)
           if (fresh[i]) created_.push_back(pending_of(group[i]));
-      } catch (const StoreUnavailable&) {
-        // The store moved to another contract while these waited: they stay
-        // buffered (and land if it comes back), never under two contracts.
-        for (auto& u : group) merge(std::move(u));
-        return false;
       } catch (const std::exception&) {  // as in apply(): the marker decides later
         uncertain_ = std::move(group);
         uncertain_seq_ = sent_seq_;
@@ -398,8 +404,8 @@ std::vector<PendingNewCluster> RedisCatalog::pending_new_clusters() {
   return out;
 }
 
-std::vector<json> RedisCatalog::rows_locked(const std::vector<std::string>& ids) {
-  std::vector<json> out;
+std::vector<ClusterRow> RedisCatalog::rows_locked(const std::vector<std::string>& ids) {
+  std::vector<ClusterRow> out;
   if (ids.empty()) return out;
   std::vector<std::vector<std::string>> cmds;
   cmds.reserve(ids.size());
@@ -409,20 +415,26 @@ std::vector<json> RedisCatalog::rows_locked(const std::vector<std::string>& ids)
     const Reply& r = replies[i];
     check(r, "row");
     if (r.elements.size() != 5 || r.elements[1].is_nil()) continue;  // gone, or half-written by a failed script
-    out.push_back({{"cluster_id", ids[i]},
-                   {"template_id", r.elements[0].str},
-                   {"template", r.elements[1].str},
-                   {"count", redis::to_int(r.elements[2].str)},
-                   {"first_seen", format_time_ms(redis::to_int(r.elements[3].str))},
-                   {"last_seen", format_time_ms(redis::to_int(r.elements[4].str))}});
+    ClusterRow row;
+    if (!lsh::parse_id(ids[i], &row.cluster_id)) continue;
+    lsh::parse_id(r.elements[0].str, &row.template_id);
+    row.template_text = r.elements[1].str;
+    row.count = static_cast<uint64_t>(redis::to_int(r.elements[2].str));
+    row.first_ms = redis::to_int(r.elements[3].str);
+    row.last_ms = redis::to_int(r.elements[4].str);
+    out.push_back(std::move(row));
   }
   return out;
 }
 
-json RedisCatalog::list(int64_t limit, int64_t offset, const std::string& sort, const std::string& q,
-                        const std::pair<std::string, std::string>& label) {
-  const std::string index = key(sort == "last_seen" ? "by_last" : sort == "first_seen" ? "by_first" : "by_count");
-  json out = {{"clusters", json::array()}, {"limit", limit}, {"offset", offset}};
+ClusterPage RedisCatalog::list(const ClusterQuery& query) {
+  const std::string& q = query.text;
+  const auto& label = query.label;
+  const int64_t limit = query.limit, offset = query.offset;
+  const std::string index = key(query.sort == ClusterSort::kLastSeen    ? "by_last"
+                                : query.sort == ClusterSort::kFirstSeen ? "by_first"
+                                                                        : "by_count");
+  ClusterPage out;
   std::lock_guard lock(reader_mu_);
   if (q.empty() && label.first.empty()) {  // a page of the index itself
     auto r = call(reader_, {{"ZREVRANGE", index, std::to_string(offset), std::to_string(offset + limit - 1)},
@@ -431,8 +443,8 @@ json RedisCatalog::list(int64_t limit, int64_t offset, const std::string& sort, 
     check(r[1], "list");
     std::vector<std::string> ids;
     for (const auto& m : r[0].elements) ids.push_back(m.str);
-    for (auto& row : rows_locked(ids)) out["clusters"].push_back(std::move(row));
-    out["total"] = r[1].integer;
+    out.rows = rows_locked(ids);
+    out.total = r[1].integer;
     return out;
   }
   // Filtered: the candidates in index order, then the filters (a scan, as in
@@ -475,11 +487,11 @@ json RedisCatalog::list(int64_t limit, int64_t offset, const std::string& sort, 
           matched.push_back(cands[i].second);
     }
   }
-  out["total"] = static_cast<int64_t>(matched.size());
+  out.total = static_cast<int64_t>(matched.size());
   std::vector<std::string> page;
   for (int64_t i = offset; i < offset + limit && i < static_cast<int64_t>(matched.size()); ++i)
     page.push_back(matched[static_cast<size_t>(i)]);
-  for (auto& row : rows_locked(page)) out["clusters"].push_back(std::move(row));
+  out.rows = rows_locked(page);
   return out;
 }
 
@@ -495,7 +507,7 @@ std::vector<uint64_t> RedisCatalog::with_label(const std::string& k, const std::
   return out;
 }
 
-std::vector<json> RedisCatalog::rows(const std::vector<uint64_t>& ids) {
+std::vector<ClusterRow> RedisCatalog::rows(const std::vector<uint64_t>& ids) {
   std::vector<std::string> hex;
   hex.reserve(ids.size());
   for (uint64_t id : ids) hex.push_back(lsh::format_id(id));
@@ -503,23 +515,21 @@ std::vector<json> RedisCatalog::rows(const std::vector<uint64_t>& ids) {
   return rows_locked(hex);
 }
 
-std::optional<json> RedisCatalog::get(uint64_t cluster_id) {
+std::optional<ClusterDetail> RedisCatalog::get(uint64_t cluster_id) {
   const std::string id = lsh::format_id(cluster_id);
   std::lock_guard lock(reader_mu_);
   auto row = rows_locked({id});
   if (row.empty()) return std::nullopt;
   auto ex = call(reader_, {{"LRANGE", key("ex:" + id), "0", "-1"}}).front();
   check(ex, "examples");
-  json examples = json::array();
+  ClusterDetail out;
+  out.row = std::move(row.front());
   for (const auto& e : ex.elements) {
     json j = json::parse(e.str, nullptr, false);
     if (!j.is_object()) continue;
-    examples.push_back({{"text", j.value("text", "")},
-                        {"labels", j.contains("labels") ? j["labels"] : json::object()},
-                        {"seen", format_time_ms(j.value("ts", int64_t{0}))}});
+    out.examples.push_back({j.value("text", ""), (j.contains("labels") ? j["labels"] : json::object()).dump(),
+                            j.value("ts", int64_t{0})});
   }
-  json out = std::move(row.front());
-  out["examples"] = std::move(examples);
   return out;
 }
 
@@ -536,14 +546,11 @@ int64_t RedisCatalog::size() const {
 
 // --- The cluster-id contract and migrations (pipeline/migrate.h) ---
 
-std::string RedisCatalog::stored_contract() {
+std::string RedisCatalog::stored_digest() {
   std::lock_guard lock(reader_mu_);
-  auto r = call(reader_, {{"MGET", key("contract:digest"), key("contract")}}).front();
+  auto r = call(reader_, {{"GET", key("contract:digest")}}).front();
   check(r, "contract");
-  if (r.elements.size() != 2 || r.elements[0].is_nil()) return {};
-  json c = r.elements[1].is_nil() ? json(nullptr) : json::parse(r.elements[1].str, nullptr, false);
-  return json{{"digest", r.elements[0].str}, {"contract", c.is_object() ? c.value("contract", json(nullptr)) : json(nullptr)}}
-      .dump();
+  return r.is_nil() ? std::string() : r.str;
 }
 
 void RedisCatalog::record_contract(const std::string& contract, const std::string& digest) {
@@ -558,17 +565,19 @@ void RedisCatalog::record_contract(const std::string& contract, const std::strin
     check(x, "record contract");
 }
 
-json RedisCatalog::contract_history() {
+ContractHistory RedisCatalog::contract_history() {
   std::lock_guard lock(reader_mu_);
   auto r = call(reader_, {{"LRANGE", key("contract:history"), "0", "-1"}, {"LRANGE", key("migrations"), "0", "-1"}});
-  json out = {{"contracts", json::array()}, {"migrations", json::array()}};
-  const char* names[] = {"contracts", "migrations"};
-  for (int i = 0; i < 2; ++i) {
-    check(r[i], "contract history");
-    for (const auto& e : r[i].elements) {
-      json j = json::parse(e.str, nullptr, false);
-      if (!j.is_discarded()) out[names[i]].push_back(std::move(j));
-    }
+  check(r[0], "contract history");
+  check(r[1], "contract history");
+  ContractHistory out;
+  for (const auto& e : r[0].elements) {
+    json j = json::parse(e.str, nullptr, false);
+    if (j.is_object()) out.contracts.push_back({j.value("digest", std::string()), j.value("since", std::string())});
+  }
+  for (const auto& e : r[1].elements) {
+    json j = json::parse(e.str, nullptr, false);
+    if (!j.is_discarded()) out.migrations.push_back(j.dump());
   }
   return out;
 }

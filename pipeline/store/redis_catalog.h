@@ -29,8 +29,8 @@
 // (ids need no Redis, is_new false); their writes wait in memory, merged per
 // cluster, and are sent at the next batch or flush() once Redis answers.
 // The clusters they create come back from take_created() for their
-// new_cluster alerts. When the buffer is full, apply() throws
-// StoreUnavailable: the lines are refused (503), never silently dropped.
+// new_cluster alerts. When the buffer is full, apply() answers kUnavailable:
+// the lines are refused (503), never silently dropped.
 //
 // Thread safety: apply / pending_new_clusters / mark_alerted come from the
 // state stage's thread and use the writer connection; the HTTP readers share
@@ -42,7 +42,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "pipeline/store/catalog.h"
+#include "pipeline/store/catalog_store.h"
 #include "pipeline/store/redis.h"
 
 namespace logsift {
@@ -52,28 +52,30 @@ class RedisCatalog final : public Catalog {
   // Connects (and loads the script) at once: a wrong URL, password or an
   // unreachable Redis fails the start with a clear error.
   // max_buffer_bytes: while Redis is unreachable, writes wait in memory up
-  // to about this many bytes (then apply() throws StoreUnavailable); 0: no
-  // buffer, a failed write throws at once.
+  // to about this many bytes (then apply() answers kUnavailable); 0: no
+  // buffer, a failed write is refused at once.
   RedisCatalog(const redis::Url& url, const redis::Options& options, std::string key_prefix, int max_examples,
                size_t max_buffer_bytes = 0);
   ~RedisCatalog() override;
 
-  using Catalog::list;
-  std::vector<bool> apply(const std::vector<ClusterUpdate>& updates) override;
-  nlohmann::json list(int64_t limit, int64_t offset, const std::string& sort, const std::string& q,
-                      const std::pair<std::string, std::string>& label = {}) override;
-  std::vector<PendingNewCluster> pending_new_clusters() override;
-  void mark_alerted(const std::vector<uint64_t>& ids) override;
+  // ClusterStore
+  Status apply(const std::vector<ClusterUpdate>& updates, std::vector<bool>* created) override;
+  ClusterPage list(const ClusterQuery& query) override;
+  std::vector<ClusterRow> rows(const std::vector<uint64_t>& ids) override;
+  std::optional<ClusterDetail> get(uint64_t cluster_id) override;
   std::vector<uint64_t> with_label(const std::string& key, const std::string& value) override;
   int64_t size() const override;
-  std::vector<nlohmann::json> rows(const std::vector<uint64_t>& ids) override;
-  std::optional<nlohmann::json> get(uint64_t cluster_id) override;
-  std::string unavailable() const override;
+  std::vector<PendingNewCluster> pending_new_clusters() override;
+  void mark_alerted(const std::vector<uint64_t>& ids) override;
   void flush() override;
   std::vector<PendingNewCluster> take_created() override;
-  std::string stored_contract() override;
-  void record_contract(const std::string& contract, const std::string& digest) override;
-  nlohmann::json contract_history() override;
+  void checkpoint() override {}  // Redis persists on its own
+  std::string health() const override;
+
+  // ContractStore
+  std::string stored_digest() override;
+  void record_contract(const std::string& contract_json, const std::string& digest) override;
+  ContractHistory contract_history() override;
   void serve_contract(const std::string& digest) override { digest_ = digest; }
   bool lock_migration(int64_t ttl_ms) override;
   void unlock_migration() override;
@@ -86,7 +88,7 @@ class RedisCatalog final : public Catalog {
   // One pipelined round trip on `c` (writer_ or, under reader_mu_, reader_);
   // keeps down_ up to date.
   std::vector<redis::Reply> call(redis::Connection& c, const std::vector<std::vector<std::string>>& cmds) const;
-  std::vector<nlohmann::json> rows_locked(const std::vector<std::string>& ids);
+  std::vector<ClusterRow> rows_locked(const std::vector<std::string>& ids);
   std::string key(std::string_view suffix) const { return prefix_ + std::string(suffix); }
   // The set of clusters with an example labelled k=v (length-prefixed key:
   // a '=' inside k cannot make two labels share a set).
@@ -94,13 +96,14 @@ class RedisCatalog final : public Catalog {
     return key("label:" + std::to_string(k.size()) + ":" + k + "=" + v);
   }
 
-  // One group in one MULTI/EXEC with the marker; throws redis::Error when
-  // the round trip fails (then the group may or may not have run).
-  std::vector<bool> send(const std::vector<ClusterUpdate>& updates);
+  // One group in one MULTI/EXEC with the marker; kUnavailable when the
+  // store is under another contract (nothing written); throws redis::Error
+  // when the round trip fails (then the group may or may not have run).
+  Status send(const std::vector<ClusterUpdate>& updates, std::vector<bool>* created);
   // Writes what waits (the uncertain group first: the marker says whether
   // it ran). False while Redis does not answer.
   bool settle();
-  void buffer(const std::vector<ClusterUpdate>& updates);  // or throws StoreUnavailable
+  Status buffer(const std::vector<ClusterUpdate>& updates);  // kUnavailable when full
   void merge(ClusterUpdate&& u);
   static size_t update_bytes(const ClusterUpdate& u);
   static PendingNewCluster pending_of(const ClusterUpdate& u);

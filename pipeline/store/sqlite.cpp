@@ -89,6 +89,11 @@ std::unique_ptr<Db> open_checked(const std::string& path, const std::string& own
   return db;
 }
 
+Error::Error(const std::string& what, int code)
+    : StoreError(what, storage_fault(code).empty() ? Status::internal("internal error")
+                                                   : Status::unavailable("store unavailable: " + storage_fault(code))),
+      code(code) {}
+
 std::string storage_fault(int code) {
   switch (code & 0xff) {
     case SQLITE_FULL: return "disk full";

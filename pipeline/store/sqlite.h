@@ -13,6 +13,8 @@
 #include <string>
 #include <string_view>
 
+#include "pipeline/store/store_error.h"
+
 struct sqlite3;
 struct sqlite3_stmt;
 
@@ -21,17 +23,18 @@ namespace logsift::sqlite {
 // Bytes SQLite's allocator holds now, over every connection of the process.
 int64_t heap_bytes();
 
-// A failed SQLite call, with its extended result code.
-struct Error : std::runtime_error {
-  Error(const std::string& what, int code) : std::runtime_error(what), code(code) {}
-  int code;
-};
-
 // For an error below the database (the disk is full or read-only, the file
 // went away or is damaged, I/O failed): a short reason for /readyz and the
 // replies ("disk full", "read-only", "I/O error", "file damaged",
 // "cannot open"); empty for any other error (a bug, a constraint).
 std::string storage_fault(int code);
+
+// A failed SQLite call, with its extended result code: unavailable when the
+// fault is below the database (storage_fault), internal otherwise.
+struct Error : StoreError {
+  Error(const std::string& what, int code);
+  int code;
+};
 
 class Db {
  public:

@@ -9,11 +9,36 @@
 #include "pipeline/core/text.h"
 #include "pipeline/core/time.h"
 #include "pipeline/stages/bank_miner.h"
-#include "pipeline/store/catalog.h"
+#include "pipeline/store/catalog_store.h"
 #include "service/api/background_work.h"
 
 namespace logsift::api {
 namespace {
+
+// The catalog's typed rows as the API shows them.
+json row_json(const ClusterRow& r) {
+  return {{"cluster_id", lsh::format_id(r.cluster_id)},
+          {"template_id", lsh::format_id(r.template_id)},
+          {"template", r.template_text},
+          {"count", r.count},
+          {"first_seen", format_time_ms(r.first_ms)},
+          {"last_seen", format_time_ms(r.last_ms)}};
+}
+
+json detail_json(const ClusterDetail& d) {
+  json out = row_json(d.row);
+  json examples = json::array();
+  for (const auto& e : d.examples)
+    examples.push_back({{"text", e.text},
+                        {"labels", json::parse(e.labels_json, nullptr, false)},
+                        {"seen", format_time_ms(e.ts_ms)}});
+  out["examples"] = std::move(examples);
+  return out;
+}
+
+ClusterSort sort_of(const std::string& sort) {
+  return sort == "last_seen" ? ClusterSort::kLastSeen : sort == "first_seen" ? ClusterSort::kFirstSeen : ClusterSort::kCount;
+}
 
 constexpr const char* kLabelError = "'label' must be KEY:VALUE, e.g. service:checkout";
 
@@ -52,7 +77,10 @@ HttpResponse handle_clusters(ServerContext& ctx, const HttpRequest& req, const T
     return error_response(req.version(), req.keep_alive(), http::status::bad_request, Reject::kBadRequest,
                           kLabelError);
   if (sort != "rate") {
-    json out = ctx.catalog->list(limit, offset, sort, q, label);
+    const ClusterPage page = ctx.catalog->list({limit, offset, sort_of(sort), q, label});
+    json rows = json::array();
+    for (const auto& r : page.rows) rows.push_back(row_json(r));
+    json out = {{"clusters", std::move(rows)}, {"limit", limit}, {"offset", offset}, {"total", page.total}};
     if (!label.first.empty()) out["label"] = *t.get("label");
     out["sort"] = sort;
     if (!q.empty()) out["q"] = q;
@@ -85,15 +113,16 @@ HttpResponse handle_clusters(ServerContext& ctx, const HttpRequest& req, const T
   for (size_t i = 0; i < counts.size(); i += kChunk) {
     std::vector<uint64_t> ids;
     for (size_t j = i; j < std::min(counts.size(), i + kChunk); ++j) ids.push_back(counts[j].first);
-    auto rows = ctx.catalog->rows(ids);
+    const auto rows = ctx.catalog->rows(ids);
     size_t r = 0;
     for (size_t j = i; j < std::min(counts.size(), i + kChunk) && r < rows.size(); ++j) {
-      if (rows[r]["cluster_id"] != lsh::format_id(counts[j].first)) continue;  // not in the catalog (yet)
-      json row = std::move(rows[r++]);
-      if (!q.empty() && text::ascii_lower(row.value("template", "")).find(q_lower) == std::string::npos) continue;
+      if (rows[r].cluster_id != counts[j].first) continue;  // not in the catalog (yet)
+      const ClusterRow& row = rows[r++];
+      if (!q.empty() && text::ascii_lower(row.template_text).find(q_lower) == std::string::npos) continue;
       if (matched >= offset && matched < offset + limit) {
-        row["window_count"] = counts[j].second;
-        page.push_back(std::move(row));
+        json out_row = row_json(row);
+        out_row["window_count"] = counts[j].second;
+        page.push_back(std::move(out_row));
       }
       ++matched;
     }
@@ -141,7 +170,7 @@ void handle_mined_bank(ServerContext& ctx, const HttpRequest& req, const Target&
   if (!parse_label(t, &label)) return bad(kLabelError);
   // Reading and mining a large catalog takes seconds: off the io threads,
   // one request at a time (service/api/background_work.h).
-  Catalog* catalog = ctx.catalog;
+  ClusterStore* catalog = ctx.catalog;
   auto job = [catalog, version, keep_alive, opts, max_clusters, q = std::move(q), label = std::move(label),
               respond]() -> BackgroundWork::Then {
     // The answer is sent once the slot is free (BackgroundWork::try_start).
@@ -157,21 +186,20 @@ void handle_mined_bank(ServerContext& ctx, const HttpRequest& req, const Target&
       // (q, label) scans every cluster in both stores, so pages are large:
       // 100,000 clusters are 10 scans, not 100.
       BankMiner miner;
-      std::unordered_set<std::string> seen;
+      std::unordered_set<uint64_t> seen;
       int64_t read = 0, total = 0;
       constexpr int64_t kPage = 10000;
       for (int64_t offset = 0; read < max_clusters;) {
         const int64_t want = std::min(kPage, max_clusters - read);
-        const json page = catalog->list(want, offset, "count", q, label);
-        total = page.value("total", int64_t{0});
-        const auto& rows = page.at("clusters");
-        for (const auto& row : rows) {
-          if (!seen.insert(row.value("cluster_id", std::string())).second) continue;
-          miner.add(row.value("template", std::string()), row.value("count", uint64_t{1}));
+        const ClusterPage page = catalog->list({want, offset, ClusterSort::kCount, q, label});
+        total = page.total;
+        for (const auto& row : page.rows) {
+          if (!seen.insert(row.cluster_id).second) continue;
+          miner.add(row.template_text, row.count);
           ++read;
         }
-        offset += static_cast<int64_t>(rows.size());
-        if (static_cast<int64_t>(rows.size()) < want) break;  // the last page
+        offset += static_cast<int64_t>(page.rows.size());
+        if (static_cast<int64_t>(page.rows.size()) < want) break;  // the last page
       }
       const auto formats = miner.mine(opts);
       // A comment is one line: a line break in the query would start a format.
@@ -205,20 +233,19 @@ HttpResponse handle_cluster(ServerContext& ctx, const HttpRequest& req, std::str
     return error_response(req.version(), req.keep_alive(), http::status::bad_request, Reject::kBadRequest,
                           "cluster id must be 16 hex digits");
   if (!ctx.catalog) return json_response(req, http::status::not_found, {{"error", "no catalog"}});
-  auto c = ctx.catalog->get(id);
-  if (!c) {
-    // An id from before a contract change answers with what it became: 200,
-    // the current cluster, and where it came from.
-    const auto to = ctx.catalog->migrated(id);
-    if (!to.empty()) c = ctx.catalog->get(to.front().new_id);
-    if (!c)
-      return error_response(req.version(), req.keep_alive(), http::status::not_found, Reject::kNotFound,
-                            "no cluster " + std::string(id_text));
-    json became = json::array();
-    for (const auto& m : to) became.push_back({{"cluster_id", lsh::format_id(m.new_id)}, {"share", m.share}});
-    (*c)["migrated_from"] = {{"cluster_id", std::string(id_text)}, {"became", became}};
-  }
-  return json_response(req, http::status::ok, *c);
+  if (auto c = ctx.catalog->get(id)) return json_response(req, http::status::ok, detail_json(*c));
+  // An id from before a contract change answers with what it became: 200,
+  // the current cluster, and where it came from.
+  const auto to = ctx.catalog->migrated(id);
+  auto c = to.empty() ? std::nullopt : ctx.catalog->get(to.front().new_id);
+  if (!c)
+    return error_response(req.version(), req.keep_alive(), http::status::not_found, Reject::kNotFound,
+                          "no cluster " + std::string(id_text));
+  json out = detail_json(*c);
+  json became = json::array();
+  for (const auto& m : to) became.push_back({{"cluster_id", lsh::format_id(m.new_id)}, {"share", m.share}});
+  out["migrated_from"] = {{"cluster_id", std::string(id_text)}, {"became", became}};
+  return json_response(req, http::status::ok, out);
 }
 
 HttpResponse handle_series(ServerContext& ctx, const HttpRequest& req, std::string_view id_text, const Target& t) {

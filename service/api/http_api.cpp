@@ -7,9 +7,9 @@
 
 #include "pipeline/core/metrics.h"
 #include "pipeline/memory_usage.h"
-#include "pipeline/store/catalog.h"
-#include "pipeline/store/redis.h"
-#include "pipeline/store/sqlite.h"
+#include "pipeline/store/catalog_store.h"
+#include "pipeline/store/store_error.h"
+#include "pipeline/store/write_gate.h"
 #include "service/alerts/alert_router.h"
 #include "service/alerts/alert_store.h"
 #include "service/api/auth.h"
@@ -20,30 +20,26 @@ namespace logsift {
 
 using namespace api;
 
+HttpResponse status_response(unsigned version, bool keep_alive, const Status& status) {
+  if (status.code() == StatusCode::kUnavailable) {
+    auto res = error_response(version, keep_alive, http::status::service_unavailable, Reject::kStoreUnavailable,
+                              status.reason());
+    res.set(http::field::retry_after, "1");
+    return res;
+  }
+  return make_response(version, false, http::status::internal_server_error, dump({{"error", "internal error"}}) + "\n");
+}
+
 HttpResponse exception_response(unsigned version, bool keep_alive, std::string_view where, std::exception_ptr e) {
   try {
     std::rethrow_exception(e);
-  } catch (const redis::Error& x) {
-    spdlog::warn("http {}: {}", where, x.what());
-    auto res = error_response(version, keep_alive, http::status::service_unavailable, Reject::kStoreUnavailable,
-                              "store unavailable: redis unreachable");
-    res.set(http::field::retry_after, "1");
-    return res;
-  } catch (const sqlite::Error& x) {
-    // A write below the database failed (disk full, read-only, ...): refused
-    // and retryable, not an internal error.
-    if (const std::string fault = sqlite::storage_fault(x.code); !fault.empty()) {
-      spdlog::error("http {}: {}", where, x.what());
-      auto res = error_response(version, keep_alive, http::status::service_unavailable, Reject::kStoreUnavailable,
-                                "store unavailable: " + fault);
-      res.set(http::field::retry_after, "1");
-      return res;
-    }
+  } catch (const StoreError& x) {
     spdlog::error("http {}: {}", where, x.what());
+    return status_response(version, keep_alive, x.status());
   } catch (const std::exception& x) {
     spdlog::error("http {}: {}", where, x.what());
   }
-  return make_response(version, false, http::status::internal_server_error, dump({{"error", "internal error"}}) + "\n");
+  return status_response(version, keep_alive, Status::internal("internal error"));
 }
 
 namespace {
@@ -119,7 +115,8 @@ void handle_http_request(ServerContext& ctx, AnyExecutor ex, HttpRequest&& req, 
       if (only(http::verb::get)) respond(json_response(req, http::status::ok, {{"status", "ok"}}));
     } else if (t.path == "/readyz") {
       if (!only(http::verb::get)) return;
-      std::string store_down = ctx.catalog ? ctx.catalog->unavailable() : std::string();
+      std::string store_down = ctx.catalog ? ctx.catalog->health() : std::string();
+      if (store_down.empty() && ctx.write_gate) store_down = ctx.write_gate->reason();
       if (store_down.empty() && ctx.alert_store) store_down = ctx.alert_store->fault();
       if (store_down.empty() && ctx.alert_router)
         if (std::string outbox = ctx.alert_router->outbox_fault(); !outbox.empty()) store_down = "outbox: " + outbox;
@@ -127,7 +124,7 @@ void handle_http_request(ServerContext& ctx, AnyExecutor ex, HttpRequest&& req, 
         respond(json_response(req, http::status::ok, {{"status", "ready"}}));
       else if (ctx.ready && !ctx.draining)  // cluster ids still work; counts and the catalog do not
         respond(json_response(req, http::status::service_unavailable,
-                              {{"status", ctx.catalog && ctx.catalog->write_block() == Catalog::WriteBlock::kMigrating
+                              {{"status", ctx.write_gate && ctx.write_gate->state() == WriteGate::State::kMigrating
                                               ? "migrating"
                                               : "degraded"},
                                {"store", store_down}}));
@@ -144,13 +141,17 @@ void handle_http_request(ServerContext& ctx, AnyExecutor ex, HttpRequest&& req, 
         json info = ctx.pipeline->info();
         info["contract"] = {{"digest", ctx.contract_digest}};
         if (ctx.catalog) {
-          json h = ctx.catalog->contract_history();
-          info["contract"]["history"] = h["contracts"];
-          info["migrations"] = h["migrations"];
-          if (const auto block = ctx.catalog->write_block();
-              block == Catalog::WriteBlock::kMigrating || block == Catalog::WriteBlock::kMigrationFailed)
-            info["migration_in_progress"] = ctx.catalog->write_block_reason();
+          const ContractHistory h = ctx.catalog->contract_history();
+          json contracts = json::array(), migrations = json::array();
+          for (const auto& c : h.contracts) contracts.push_back({{"digest", c.digest}, {"since", c.since}});
+          for (const auto& m : h.migrations) migrations.push_back(json::parse(m, nullptr, false));
+          info["contract"]["history"] = std::move(contracts);
+          info["migrations"] = std::move(migrations);
         }
+        if (ctx.write_gate)
+          if (const auto state = ctx.write_gate->state();
+              state == WriteGate::State::kMigrating || state == WriteGate::State::kMigrationFailed)
+            info["migration_in_progress"] = ctx.write_gate->reason();
         respond(json_response(req, http::status::ok, info));
       }
     } else if (t.path == "/clusters") {

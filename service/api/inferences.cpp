@@ -64,11 +64,8 @@ void run_batch(ServerContext& ctx, AnyExecutor ex, unsigned version, bool keep_a
             error_response(version, false, http::status::service_unavailable, Reject::kOverloaded, "shutting down"));
         return;
       }
-      if (!b->unavailable.empty()) {
-        auto res = error_response(version, keep_alive, http::status::service_unavailable, Reject::kStoreUnavailable,
-                                  b->unavailable);
-        res.set(http::field::retry_after, "1");
-        respond(std::move(res));
+      if (!b->refusal.ok()) {
+        respond(status_response(version, keep_alive, b->refusal));
         return;
       }
       respond(reply(version, keep_alive, *b));

@@ -23,9 +23,9 @@ int cmd_migrate(const Args& a) {
     // re-derives the ids.
     Pipeline ids(a.config, nullptr);
     const Contract to = contract_of(ids);
-    std::string from;
+    const std::string from = catalog.stored_digest();
     // An explicit migrate also moves a store back to an earlier contract.
-    ContractCheck check = check_contract(catalog.stored_contract(), catalog.contract_history(), catalog.size(), to, &from);
+    ContractCheck check = check_contract(from, catalog.contract_history(), catalog.size(), to);
     if (check == ContractCheck::kNewer) check = ContractCheck::kMigrate;
     nlohmann::json out = {{"data_dir", a.config.data_dir},
                           {"from", from.empty() ? nlohmann::json(nullptr) : nlohmann::json(from)},

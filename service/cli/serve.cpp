@@ -108,6 +108,7 @@ int run_server(const Config& config) {
       std::make_shared<webhook::AddressPolicy>(webhook::parse_cidr_list(config.webhook_allow_cidrs));
   std::unique_ptr<DataDirLock> dir_lock;
   Stores stores;
+  std::unique_ptr<ContractMigrator> migrator;  // owns the write gate the state stage consults
   std::unique_ptr<AlertRouter> router;
   std::unique_ptr<Pipeline> pipeline;
   std::unique_ptr<RedisWindows> windows;  // store: redis; stopped right after the pipeline
@@ -117,10 +118,11 @@ int run_server(const Config& config) {
   try {
     dir_lock = std::make_unique<DataDirLock>(config.data_dir);
     stores = open_stores(config);
+    migrator = std::make_unique<ContractMigrator>(config, *stores.catalog, *stores.catalog);
     router = std::make_unique<AlertRouter>(*stores.alerts, config, address_policy);
-    pipeline = std::make_unique<Pipeline>(config, stores.catalog.get(), [r = router.get()](auto&& events) {
-      r->on_alerts(std::move(events));
-    });
+    pipeline = std::make_unique<Pipeline>(
+        config, stores.catalog.get(), [r = router.get()](auto&& events) { r->on_alerts(std::move(events)); },
+        &migrator->gate());
     if (stores.redis) {
       // Every replica's windows count the whole fleet's lines.
       windows = std::make_unique<RedisWindows>(
@@ -138,17 +140,17 @@ int run_server(const Config& config) {
   // The cluster-id contract: a store written under another one is migrated
   // (pipeline/migrate.h) while the server answers reads; writes are refused
   // with 503 + Retry-After until the new ids are in place.
-  ContractMigrator migrator(config, *stores.catalog, contract_of(*pipeline));
   bool migrate = false;
   try {
-    migrate = migrator.check();
+    migrate = migrator->check(contract_of(*pipeline));
   } catch (const std::exception& e) {
     spdlog::critical("startup failed: {}", e.what());
     pipeline->stop();
     return 1;
   }
-  ctx.contract_digest = migrator.contract().digest;
+  ctx.contract_digest = migrator->contract().digest;
   ctx.catalog = stores.catalog.get();
+  ctx.write_gate = &migrator->gate();
   ctx.pipeline = pipeline.get();
   ctx.alert_store = stores.alerts.get();
   ctx.alert_router = router.get();
@@ -169,7 +171,7 @@ int run_server(const Config& config) {
     }
   };
   if (migrate)
-    migrator.start(replay);
+    migrator->start(replay);
   else
     replay();
   delivery->start();
@@ -190,7 +192,7 @@ int run_server(const Config& config) {
     }
   } catch (const std::exception& e) {
     spdlog::critical("cannot listen: {}", e.what());
-    migrator.stop();
+    migrator->stop();
     pipeline->stop();
     windows.reset();
     return 1;
@@ -261,7 +263,7 @@ int run_server(const Config& config) {
   ioc.stop();
   for (auto& t : threads) t.join();
   background.wait();
-  migrator.stop();  // a waiting replica stops waiting; a running migration finishes (one transaction)
+  migrator->stop();  // a waiting replica stops waiting; a running migration finishes (one transaction)
   stores.catalog->checkpoint();
   spdlog::info("stopped: {} lines clustered", metrics().lines_clustered.get());
   return 0;

@@ -149,10 +149,11 @@ void RedisQueueIngest::process(std::vector<Entry>& entries) {
     return;
   }
   Results out = pipeline_->run(std::move(batch));  // waits: the lines are in the catalog when it returns
-  if (!out.batch().unavailable.empty()) {
+  if (!out.batch().refusal.ok()) {
     // Refused by the store (its write buffer is full): left unacknowledged,
     // they are taken again after redis_claim_idle_ms.
-    spdlog::warn("queue ingest: {} entries refused ({}); retried later", entries.size(), out.batch().unavailable);
+    spdlog::warn("queue ingest: {} entries refused ({}); retried later", entries.size(),
+                 out.batch().refusal.reason());
     std::this_thread::sleep_for(std::chrono::milliseconds(1000));
     return;
   }

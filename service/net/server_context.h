@@ -21,6 +21,7 @@
 namespace logsift {
 
 class Catalog;
+class WriteGate;
 class BackgroundWork;
 class AlertRouter;
 class AlertStore;
@@ -43,6 +44,7 @@ struct ServerContext {
   const api::Authenticator* auth = nullptr;
   Pipeline* pipeline = nullptr;
   Catalog* catalog = nullptr;
+  const WriteGate* write_gate = nullptr;  // the migrator's (pipeline/migrate.h)
   AlertRouter* alert_router = nullptr;
   AlertStore* alert_store = nullptr;
   BackgroundWork* background = nullptr;  // slow admin jobs (service/api/background_work.h)

@@ -110,7 +110,7 @@ class SyslogSession : public StreamSession<SyslogSession> {
       // Refused by the store: syslog has no reply, so each message is counted
       // and logged (rate-limited) as rejected.
       if (const size_t n = done->refused()) {
-        std::string why = done->unavailable;
+        std::string why = done->refusal.reason();
         net::post(self->stream_.get_executor(), [self, n, why = std::move(why)] {
           for (size_t i = 0; i < n; ++i) self->rejected(Reject::kStoreUnavailable, why);
         });

@@ -9,8 +9,10 @@
 #include <nlohmann/json.hpp>
 
 #include "lsh/lsh.h"
+#include "pipeline/core/time.h"
 #include "pipeline/store/catalog.h"
 #include "tests/test_util.h"
+#include "tests/pipeline/store/store_test_util.h"
 
 namespace logsift {
 namespace {
@@ -41,26 +43,27 @@ TEST_F(CatalogTest, NewThenCountedAndPersistedAcrossReopen) {
   uint64_t big = 0xfedcba9876543210ull;  // > INT64_MAX: stored by bit pattern
   {
     SqliteCatalog c(dir_.string(), 3);
-    auto fresh = c.apply({update(big, 2, "a"), update(7, 1, "b")});
+    auto fresh = test::apply_ok(c, {update(big, 2, "a"), update(7, 1, "b")});
     EXPECT_EQ(fresh, (std::vector<bool>{true, true}));
-    fresh = c.apply({update(big, 5, "c")});
+    fresh = test::apply_ok(c, {update(big, 5, "c")});
     EXPECT_EQ(fresh, std::vector<bool>{false});
   }
   EXPECT_TRUE(std::filesystem::exists(dir_ / "catalog.sqlite"));
   SqliteCatalog c(dir_.string(), 3);
-  auto list = c.list(10, 0);
-  EXPECT_EQ(list["total"], 2);
-  ASSERT_EQ(list["clusters"].size(), 2u);
-  EXPECT_EQ(list["clusters"][0]["cluster_id"], lsh::format_id(big));  // by count desc
-  EXPECT_EQ(list["clusters"][0]["count"], 7);
-  EXPECT_EQ(list["clusters"][0]["first_seen"], "1970-01-01T00:00:01.000Z");
+  auto list = c.list({10, 0});
+  EXPECT_EQ(list.total, 2);
+  ASSERT_EQ(list.rows.size(), 2u);
+  EXPECT_EQ(list.rows[0].cluster_id, big);  // by count desc
+  EXPECT_EQ(list.rows[0].count, 7u);
+  EXPECT_EQ(list.rows[0].first_ms, 1000);
   auto one = c.get(big);
   ASSERT_TRUE(one);
+  EXPECT_EQ(one->row.template_text, list.rows[0].template_text);
   // Examples: the first 3 of the cluster's life, with labels.
-  ASSERT_EQ((*one)["examples"].size(), 3u);
-  EXPECT_EQ((*one)["examples"][0]["text"], "a0");
-  EXPECT_EQ((*one)["examples"][2]["text"], "c0");
-  EXPECT_EQ((*one)["examples"][0]["labels"]["host"], "h1");
+  ASSERT_EQ(one->examples.size(), 3u);
+  EXPECT_EQ(one->examples[0].text, "a0");
+  EXPECT_EQ(one->examples[2].text, "c0");
+  EXPECT_EQ(nlohmann::json::parse(one->examples[0].labels_json)["host"], "h1");
   EXPECT_FALSE(c.get(12345));
 }
 
@@ -68,13 +71,13 @@ TEST_F(CatalogTest, Pagination) {
   SqliteCatalog c(dir_.string(), 1);
   std::vector<ClusterUpdate> ups;
   for (int i = 1; i <= 5; ++i) ups.push_back(update(static_cast<uint64_t>(i), i, "x"));
-  c.apply(ups);
-  auto page = c.list(2, 1);
-  EXPECT_EQ(page["total"], 5);
-  ASSERT_EQ(page["clusters"].size(), 2u);
-  EXPECT_EQ(page["clusters"][0]["count"], 4);
-  EXPECT_EQ(page["clusters"][1]["count"], 3);
-  EXPECT_EQ(c.list(10, 5)["clusters"].size(), 0u);
+  test::apply_ok(c, ups);
+  auto page = c.list({2, 1});
+  EXPECT_EQ(page.total, 5);
+  ASSERT_EQ(page.rows.size(), 2u);
+  EXPECT_EQ(page.rows[0].count, 4u);
+  EXPECT_EQ(page.rows[1].count, 3u);
+  EXPECT_EQ(c.list({10, 5}).rows.size(), 0u);
 }
 
 TEST_F(CatalogTest, UnwritableDataDirIsAClearError) {
@@ -98,7 +101,7 @@ TEST_F(CatalogTest, WalIsCheckpointedWhileOpenAndStaysBounded) {
     for (int batch = 0; batch < 20; ++batch) {
       std::vector<ClusterUpdate> ups;
       for (int i = 0; i < 200; ++i) ups.push_back(update(next++, 1, std::string(100, 'x')));
-      c.apply(ups);
+      test::apply_ok(c, ups);
     }
   };
   write_round();
@@ -117,7 +120,7 @@ TEST_F(CatalogTest, WalIsCheckpointedWhileOpenAndStaysBounded) {
   // reused from its start instead of growing by every round.
   EXPECT_LT(std::filesystem::file_size(wal), 2 * wal_after_one + (1u << 20))
       << "WAL grew from " << wal_after_one << " to " << std::filesystem::file_size(wal) << " bytes";
-  EXPECT_EQ(c.list(1, 0)["total"], 5 * 20 * 200);
+  EXPECT_EQ(c.list({1, 0}).total, 5 * 20 * 200);
 }
 
 // A writer that never pauses (a busy server): PASSIVE checkpoints never reach
@@ -143,7 +146,7 @@ TEST_F(CatalogTest, WalStaysBoundedUnderAWriterThatNeverPauses) {
     for (int i = 0; i < 50; ++i) ups.push_back(update(next++, 1, std::string(200, 'y')));
     // Count updates of older clusters too: pages all over the table change.
     for (int i = 0; i < 50; ++i) ups.push_back(update(1 + (next * 7919 + i) % next, 1, "z"));
-    c.apply(ups);
+    test::apply_ok(c, ups);
     ++batches;
     max_wal = std::max(max_wal, std::filesystem::file_size(wal));
   }
