@@ -7,7 +7,7 @@
 
 namespace logsift::api {
 
-HttpResponse handle_alerts(ServerContext& ctx, const HttpRequest& req, const Target& t) {
+HttpResponse handle_alerts(AppContext& ctx, const HttpRequest& req, const Target& t) {
   if (!ctx.alert_store) return json_response(req, http::status::not_found, {{"error", "alerts disabled"}});
   std::string status;
   if (auto* v = t.get("status")) {
@@ -25,7 +25,7 @@ HttpResponse handle_alerts(ServerContext& ctx, const HttpRequest& req, const Tar
   return json_response(req, http::status::ok, {{"alerts", alerts}, {"total", ctx.alert_store->count(status)}});
 }
 
-HttpResponse handle_alert_retry(ServerContext& ctx, const HttpRequest& req, const std::string& id) {
+HttpResponse handle_alert_retry(AppContext& ctx, const HttpRequest& req, const std::string& id) {
   if (!ctx.alert_store) return json_response(req, http::status::not_found, {{"error", "alerts disabled"}});
   auto row = ctx.alert_store->get(id);
   if (!row)

@@ -55,7 +55,7 @@ bool parse_label(const Target& t, std::pair<std::string, std::string>* out) {
 
 }  // namespace
 
-HttpResponse handle_clusters(ServerContext& ctx, const HttpRequest& req, const Target& t) {
+HttpResponse handle_clusters(AppContext& ctx, const HttpRequest& req, const Target& t) {
   if (!ctx.catalog) return json_response(req, http::status::not_found, {{"error", "no catalog"}});
   int64_t limit = 50, offset = 0;
   if (auto* v = t.get("limit"); v && !parse_int_param(*v, 1, 1000, &limit))
@@ -140,7 +140,7 @@ HttpResponse handle_clusters(ServerContext& ctx, const HttpRequest& req, const T
   return json_response(req, http::status::ok, out);
 }
 
-void handle_mined_bank(ServerContext& ctx, const HttpRequest& req, const Target& t, Responder respond) {
+void handle_mined_bank(AppContext& ctx, const HttpRequest& req, const Target& t, Responder respond) {
   if (!ctx.catalog) return respond(json_response(req, http::status::not_found, {{"error", "no catalog"}}));
   const unsigned version = req.version();
   const bool keep_alive = req.keep_alive();
@@ -227,7 +227,7 @@ void handle_mined_bank(ServerContext& ctx, const HttpRequest& req, const Target&
   }
 }
 
-HttpResponse handle_cluster(ServerContext& ctx, const HttpRequest& req, std::string_view id_text) {
+HttpResponse handle_cluster(AppContext& ctx, const HttpRequest& req, std::string_view id_text) {
   uint64_t id;
   if (!lsh::parse_id(id_text, &id))
     return error_response(req.version(), req.keep_alive(), http::status::bad_request, Reject::kBadRequest,
@@ -248,7 +248,7 @@ HttpResponse handle_cluster(ServerContext& ctx, const HttpRequest& req, std::str
   return json_response(req, http::status::ok, out);
 }
 
-HttpResponse handle_series(ServerContext& ctx, const HttpRequest& req, std::string_view id_text, const Target& t) {
+HttpResponse handle_series(AppContext& ctx, const HttpRequest& req, std::string_view id_text, const Target& t) {
   uint64_t id;
   if (!lsh::parse_id(id_text, &id))
     return error_response(req.version(), req.keep_alive(), http::status::bad_request, Reject::kBadRequest,

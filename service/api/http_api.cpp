@@ -55,7 +55,7 @@ bool wants_es_reply(const HttpRequest& req) {
 
 // The stores' sizes for /metrics: clusters in the catalog, alerts in the
 // outbox by state (every state always present, so a series never vanishes).
-std::string store_prometheus(ServerContext& ctx) {
+std::string store_prometheus(AppContext& ctx) {
   std::string o;
   if (ctx.catalog)
     o += fmt::format(
@@ -78,7 +78,7 @@ std::string store_prometheus(ServerContext& ctx) {
 
 }  // namespace
 
-void handle_http_request(ServerContext& ctx, AnyExecutor ex, HttpRequest&& req, Responder respond) {
+void handle_http_request(AppContext& ctx, AnyExecutor ex, HttpRequest&& req, Responder respond) {
   metrics().http_requests.inc();
   Target t = parse_target(std::string_view(req.target().data(), req.target().size()));
   const auto method = req.method();
@@ -120,9 +120,9 @@ void handle_http_request(ServerContext& ctx, AnyExecutor ex, HttpRequest&& req, 
       if (store_down.empty() && ctx.alert_store) store_down = ctx.alert_store->fault();
       if (store_down.empty() && ctx.alert_router)
         if (std::string outbox = ctx.alert_router->outbox_fault(); !outbox.empty()) store_down = "outbox: " + outbox;
-      if (ctx.ready && !ctx.draining && store_down.empty())
+      if (ctx.server.ready && !ctx.server.draining && store_down.empty())
         respond(json_response(req, http::status::ok, {{"status", "ready"}}));
-      else if (ctx.ready && !ctx.draining)  // cluster ids still work; counts and the catalog do not
+      else if (ctx.server.ready && !ctx.server.draining)  // cluster ids still work; counts and the catalog do not
         respond(json_response(req, http::status::service_unavailable,
                               {{"status", ctx.write_gate && ctx.write_gate->state() == WriteGate::State::kMigrating
                                               ? "migrating"
@@ -130,7 +130,7 @@ void handle_http_request(ServerContext& ctx, AnyExecutor ex, HttpRequest&& req, 
                                {"store", store_down}}));
       else
         respond(json_response(req, http::status::service_unavailable,
-                              {{"status", ctx.draining ? "draining" : "starting"}}));
+                              {{"status", ctx.server.draining ? "draining" : "starting"}}));
     } else if (t.path == "/metrics") {
       if (only(http::verb::get))
         respond(make_response(req.version(), req.keep_alive(), http::status::ok,

@@ -8,13 +8,13 @@
 
 #include "pipeline/core/metrics.h"
 #include "pipeline/core/status.h"
+#include "service/api/app_context.h"
 #include "service/net/http_message.h"
-#include "service/net/server_context.h"
 
 namespace logsift {
 
 // Routes one request (the HttpHandler the HTTP sessions are given).
-void handle_http_request(ServerContext& ctx, AnyExecutor ex, HttpRequest&& req, Responder respond);
+void handle_http_request(api::AppContext& ctx, AnyExecutor ex, HttpRequest&& req, Responder respond);
 
 // The one mapping of a failed Status to a reply: kUnavailable is 503 with
 // Retry-After and the reason (counted as store_unavailable: the request may

@@ -20,7 +20,7 @@ struct ParsedInference {
 
 namespace {
 
-std::optional<EnvelopeError> parse_inference(const ServerContext& ctx, const HttpRequest& req, ParsedInference* out) {
+std::optional<EnvelopeError> parse_inference(const AppContext& ctx, const HttpRequest& req, ParsedInference* out) {
   const Config& c = ctx.config;
   std::string mt = media_type(req);
   auto batch = std::make_unique<Batch>();
@@ -48,7 +48,7 @@ std::optional<EnvelopeError> parse_inference(const ServerContext& ctx, const Htt
 
 }  // namespace
 
-void run_batch(ServerContext& ctx, AnyExecutor ex, unsigned version, bool keep_alive, std::unique_ptr<Batch> batch,
+void run_batch(AppContext& ctx, AnyExecutor ex, unsigned version, bool keep_alive, std::unique_ptr<Batch> batch,
                Responder respond, BatchReply reply) {
   if (batch->records.empty()) {
     respond(reply(version, keep_alive, *batch));
@@ -80,7 +80,7 @@ void run_batch(ServerContext& ctx, AnyExecutor ex, unsigned version, bool keep_a
                       });
 }
 
-void handle_inferences(ServerContext& ctx, AnyExecutor ex, HttpRequest&& req, Responder respond) {
+void handle_inferences(AppContext& ctx, AnyExecutor ex, HttpRequest&& req, Responder respond) {
   ParsedInference parsed;
   if (auto e = parse_inference(ctx, req, &parsed)) {
     respond(reject(req, *e));  // counts it

@@ -73,7 +73,7 @@ std::unique_ptr<Batch> batch_from_entries(const Config& c, std::vector<IngestEnt
 
 }  // namespace
 
-void handle_loki_push(ServerContext& ctx, AnyExecutor ex, HttpRequest&& req, Responder respond) {
+void handle_loki_push(AppContext& ctx, AnyExecutor ex, HttpRequest&& req, Responder respond) {
   std::vector<IngestEntry> entries;
   if (auto e = parse_loki_push(header(req, http::field::content_type), header(req, http::field::content_encoding),
                                req.body(), ingest_options(ctx.config), &entries)) {
@@ -104,7 +104,7 @@ void handle_loki_push(ServerContext& ctx, AnyExecutor ex, HttpRequest&& req, Res
   });
 }
 
-void handle_otlp_logs(ServerContext& ctx, AnyExecutor ex, HttpRequest&& req, Responder respond) {
+void handle_otlp_logs(AppContext& ctx, AnyExecutor ex, HttpRequest&& req, Responder respond) {
   const std::string ct = header(req, http::field::content_type);
   const bool json_reply = logsift::media_type(ct) == "application/json";
   std::vector<IngestEntry> entries;
@@ -135,7 +135,7 @@ void handle_otlp_logs(ServerContext& ctx, AnyExecutor ex, HttpRequest&& req, Res
             });
 }
 
-void handle_bulk(ServerContext& ctx, AnyExecutor ex, HttpRequest&& req, Responder respond, std::string_view index) {
+void handle_bulk(AppContext& ctx, AnyExecutor ex, HttpRequest&& req, Responder respond, std::string_view index) {
   const int64_t started = now_ms();
   BulkOptions opts;
   opts.ingest = ingest_options(ctx.config);

@@ -18,33 +18,33 @@ namespace logsift::api {
 // Retry-After when the pipeline stays full for 5 s, 503 when it shuts down.
 // An empty batch is answered at once. Shared by every ingest route.
 using BatchReply = std::function<HttpResponse(unsigned version, bool keep_alive, const Batch& done)>;
-void run_batch(ServerContext& ctx, AnyExecutor ex, unsigned version, bool keep_alive, std::unique_ptr<Batch> batch,
+void run_batch(AppContext& ctx, AnyExecutor ex, unsigned version, bool keep_alive, std::unique_ptr<Batch> batch,
                Responder respond, BatchReply reply);
 
 // POST /inferences: replies from the batch's completion callback.
-void handle_inferences(ServerContext& ctx, AnyExecutor ex, HttpRequest&& req, Responder respond);
+void handle_inferences(AppContext& ctx, AnyExecutor ex, HttpRequest&& req, Responder respond);
 // Log shippers' protocols (ingest.cpp): Loki push, OTLP/HTTP logs,
 // Elasticsearch bulk (index: the <index> of /<index>/_bulk, "" for /_bulk)
 // and the Elasticsearch probes (nullopt: not a probe).
-void handle_loki_push(ServerContext& ctx, AnyExecutor ex, HttpRequest&& req, Responder respond);
-void handle_otlp_logs(ServerContext& ctx, AnyExecutor ex, HttpRequest&& req, Responder respond);
-void handle_bulk(ServerContext& ctx, AnyExecutor ex, HttpRequest&& req, Responder respond, std::string_view index);
+void handle_loki_push(AppContext& ctx, AnyExecutor ex, HttpRequest&& req, Responder respond);
+void handle_otlp_logs(AppContext& ctx, AnyExecutor ex, HttpRequest&& req, Responder respond);
+void handle_bulk(AppContext& ctx, AnyExecutor ex, HttpRequest&& req, Responder respond, std::string_view index);
 std::optional<HttpResponse> es_probe(const HttpRequest& req, std::string_view target);
 // The dashboard's static files (web.cpp): "/", "/ui/app.js", "/ui/app.css",
 // "/ui/chart.js", and "/openapi.json" (service/api/spec); nullopt for other paths.
 std::optional<HttpResponse> web_asset(const HttpRequest& req, std::string_view path);
 // GET /clusters, /clusters/{id}, /clusters/{id}/series
-HttpResponse handle_clusters(ServerContext& ctx, const HttpRequest& req, const Target& t);
-HttpResponse handle_cluster(ServerContext& ctx, const HttpRequest& req, std::string_view id_text);
-HttpResponse handle_series(ServerContext& ctx, const HttpRequest& req, std::string_view id_text, const Target& t);
+HttpResponse handle_clusters(AppContext& ctx, const HttpRequest& req, const Target& t);
+HttpResponse handle_cluster(AppContext& ctx, const HttpRequest& req, std::string_view id_text);
+HttpResponse handle_series(AppContext& ctx, const HttpRequest& req, std::string_view id_text, const Target& t);
 // GET /clusters/mined-bank: a format bank mined (pipeline/stages/bank_miner.h)
 // from the catalog's cluster templates and counts, as text/plain; mined on
 // ctx.background (429 while another is), answered through `respond`.
-void handle_mined_bank(ServerContext& ctx, const HttpRequest& req, const Target& t, Responder respond);
+void handle_mined_bank(AppContext& ctx, const HttpRequest& req, const Target& t, Responder respond);
 // /subscriptions and /subscriptions/{id} (`rest` is what follows the prefix)
-HttpResponse handle_subscriptions(ServerContext& ctx, const HttpRequest& req, std::string_view rest);
+HttpResponse handle_subscriptions(AppContext& ctx, const HttpRequest& req, std::string_view rest);
 // GET /alerts, POST /alerts/{id}/retry
-HttpResponse handle_alerts(ServerContext& ctx, const HttpRequest& req, const Target& t);
-HttpResponse handle_alert_retry(ServerContext& ctx, const HttpRequest& req, const std::string& id);
+HttpResponse handle_alerts(AppContext& ctx, const HttpRequest& req, const Target& t);
+HttpResponse handle_alert_retry(AppContext& ctx, const HttpRequest& req, const std::string& id);
 
 }  // namespace logsift::api

@@ -6,7 +6,7 @@
 
 namespace logsift::api {
 
-HttpResponse handle_subscriptions(ServerContext& ctx, const HttpRequest& req, std::string_view rest) {
+HttpResponse handle_subscriptions(AppContext& ctx, const HttpRequest& req, std::string_view rest) {
   if (!ctx.alert_router) return json_response(req, http::status::not_found, {{"error", "alerts disabled"}});
   if (rest.empty()) {
     if (req.method() == http::verb::get) {

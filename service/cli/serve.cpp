@@ -89,11 +89,14 @@ int run_server(const Config& config) {
   ServerContext ctx;
   ctx.config = config;
   ctx.fd_reserve = &fd_reserve;
-  ctx.http_handler = [&ctx](AnyExecutor ex, HttpRequest&& req, Responder respond) {
-    handle_http_request(ctx, std::move(ex), std::move(req), std::move(respond));
+  // The routes and the app's services they reach; the transport sees only
+  // the handler.
+  api::AppContext app(ctx);
+  ctx.http_handler = [&app](AnyExecutor ex, HttpRequest&& req, Responder respond) {
+    handle_http_request(app, std::move(ex), std::move(req), std::move(respond));
   };
   const api::Authenticator auth(config);
-  ctx.auth = &auth;
+  app.auth = &auth;
   // Declaration order is destruction order in reverse. The io_context comes
   // first so it outlives everything that owns an I/O object bound to it (the
   // delivery worker's timer and strand, held by the router; sessions held by
@@ -148,13 +151,14 @@ int run_server(const Config& config) {
     pipeline->stop();
     return 1;
   }
-  ctx.contract_digest = migrator->contract().digest;
-  ctx.catalog = stores.catalog.get();
-  ctx.write_gate = &migrator->gate();
   ctx.pipeline = pipeline.get();
-  ctx.alert_store = stores.alerts.get();
-  ctx.alert_router = router.get();
-  ctx.background = &background;
+  app.pipeline = pipeline.get();
+  app.contract_digest = migrator->contract().digest;
+  app.catalog = stores.catalog.get();
+  app.write_gate = &migrator->gate();
+  app.alert_store = stores.alerts.get();
+  app.alert_router = router.get();
+  app.background = &background;
 
   // Pending alerts left by an earlier run (even a kill -9) go out now.
   auto delivery = std::make_shared<DeliveryWorker>(ioc, *stores.alerts, config, address_policy);

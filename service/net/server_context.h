@@ -1,8 +1,9 @@
 // What every connection needs: config, the pipeline (TCP and syslog lines go
-// straight to it), the handler of HTTP requests, the app's parts that the
-// routes reach, the live-session registry (for draining at shutdown) and the
-// connection count. Filled once by `logsift serve` (service/cli/serve.cpp)
-// before any listener runs; read-only afterwards but for the atomics.
+// straight to it), the handler of HTTP requests (the routes, with the app's
+// services: service/api/app_context.h), readiness, the live-session registry
+// (for draining at shutdown) and the connection count. Transport state only.
+// Filled once by `logsift serve` (service/cli/serve.cpp) before any listener
+// runs; read-only afterwards but for the atomics.
 #pragma once
 
 #include <atomic>
@@ -20,11 +21,6 @@
 
 namespace logsift {
 
-class Catalog;
-class WriteGate;
-class BackgroundWork;
-class AlertRouter;
-class AlertStore;
 class FdReserve;
 
 // A connection that can be asked to finish its accepted work and close.
@@ -34,22 +30,11 @@ class Session {
   virtual void begin_drain() = 0;
 };
 
-namespace api {
-class Authenticator;
-}
-
 struct ServerContext {
   Config config;
   HttpHandler http_handler;  // the routes (service/api/http_api.h)
-  const api::Authenticator* auth = nullptr;
   Pipeline* pipeline = nullptr;
-  Catalog* catalog = nullptr;
-  const WriteGate* write_gate = nullptr;  // the migrator's (pipeline/migrate.h)
-  AlertRouter* alert_router = nullptr;
-  AlertStore* alert_store = nullptr;
-  BackgroundWork* background = nullptr;  // slow admin jobs (service/api/background_work.h)
   FdReserve* fd_reserve = nullptr;  // health checks when descriptors run out (net/fd_limits.h)
-  std::string contract_digest;      // the cluster-id contract served (pipeline/migrate.h)
   std::atomic<bool> ready{false};
   std::atomic<bool> draining{false};
   std::atomic<int> connections{0};

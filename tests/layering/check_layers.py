@@ -11,7 +11,12 @@ higher floor (docs/architecture.md, "The code: floors").
   5  service/api/                    the HTTP routes, on top of net/
   6  service/cli/                    commands; `serve` wires the app
 
-Usage: check_layers.py [ROOT]; prints each upward include and exits 1 if any.
+A forward declaration counts as an include: a file that declares `class X;`
+where X is defined only on a higher floor reaches up as surely as one that
+includes X's header (the compiler cannot see it; this check can).
+
+Usage: check_layers.py [ROOT]; prints each upward include or forward
+declaration and exits 1 if any.
 """
 import os
 import re
@@ -27,6 +32,12 @@ FLOORS = [
     ("service/cli/", 6),
 ]
 INCLUDE = re.compile(r'\s*#\s*include\s+"([^"]+)"')
+# `class X {`, `struct X final : Base {` (a definition) and `class X;` (a declaration).
+DEFINITION = re.compile(r'^\s*(?:class|struct)\s+(\w+)\b[^;(]*\{')
+DECLARATION = re.compile(r'^\s*(?:class|struct)\s+(\w+)\s*;')
+# `class X {`, `struct X final : Base {` (a definition) and `class X;` (a declaration).
+DEFINITION = re.compile(r'^\s*(?:class|struct)\s+(\w+)\b[^;(]*\{')
+DECLARATION = re.compile(r'^\s*(?:class|struct)\s+(\w+)\s*;')
 
 
 def floor(path):
@@ -39,7 +50,7 @@ def floor(path):
 def main():
     root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "..")
     root = os.path.abspath(root)
-    bad, files = [], 0
+    sources = []  # (path, floor, lines)
     for top in ("lsh", "pipeline", "config", "models", "service"):
         for dirpath, _, names in os.walk(os.path.join(root, top)):
             for name in names:
@@ -49,15 +60,28 @@ def main():
                 mine = floor(path)
                 if mine is None:
                     continue
-                files += 1
                 with open(os.path.join(root, path), errors="replace") as f:
-                    for n, line in enumerate(f, 1):
-                        m = INCLUDE.match(line)
-                        if m and (theirs := floor(m.group(1))) is not None and theirs > mine:
-                            bad.append(f"{path}:{n}: includes {m.group(1)} (floor {theirs} above {mine})")
+                    sources.append((path, mine, f.read().splitlines()))
+    # The floors on which each class name is defined.
+    defined = {}
+    for path, mine, lines in sources:
+        for line in lines:
+            m = DEFINITION.match(line)
+            if m:
+                defined.setdefault(m.group(1), set()).add(mine)
+    bad, files = [], len(sources)
+    for path, mine, lines in sources:
+        for n, line in enumerate(lines, 1):
+            m = INCLUDE.match(line)
+            if m and (theirs := floor(m.group(1))) is not None and theirs > mine:
+                bad.append(f"{path}:{n}: includes {m.group(1)} (floor {theirs} above {mine})")
+            d = DECLARATION.match(line)
+            if d and d.group(1) in defined and min(defined[d.group(1)]) > mine:
+                bad.append(f"{path}:{n}: forward-declares {d.group(1)} (defined on floor "
+                           f"{min(defined[d.group(1)])}, above {mine})")
     for b in bad:
         print(b)
-    print(f"{files} files, {len(bad)} upward includes")
+    print(f"{files} files, {len(bad)} upward includes or declarations")
     return 1 if bad else 0
 
 
