@@ -2,8 +2,10 @@
 // windows, and rules evaluated on them (new cluster, count over a threshold,
 // rate spike against the cluster's own baseline), filtered by level and labels.
 //
-// Threading: NOT thread-safe. One thread owns an Aggregator (the aggregator
-// stage); locking, persistence and alert delivery live one layer up. Keeping
+// Threading: NOT thread-safe. The state stage owns the Aggregator and
+// serialises every use of it under its mutex (pipeline/stages/state_stage.h:
+// its thread, the HTTP series reads, other replicas' counts); persistence and
+// alert delivery live one layer up. Keeping
 // the core single-threaded keeps observe() cheap on the hot path.
 //
 // Time: every call takes its time from the caller (an injected clock), and the
@@ -59,25 +61,9 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "pipeline/core/record.h"
+#include "pipeline/core/severity.h"
 
 namespace logsift {
-
-// Ordered: a rule's min_level keeps lines at or above it. kUnknown (no level
-// label, or one we cannot read) sorts lowest, so it passes only a rule with
-// no min_level.
-enum class Severity { kUnknown, kTrace, kDebug, kInfo, kWarn, kError, kFatal };
-
-// Case-insensitive, surrounding blanks ignored. Names: trace/trc/verbose/finest/
-// finer/v/t, debug/dbg/fine/d, info/information/informational/notice/i,
-// warn/warning/w, error/err/severe/e, fatal/critical/crit/panic/alert/emerg/
-// emergency/f.
-// Syslog numeric severities "0".."7": 0-2 fatal, 3 error, 4 warn, 5-6 info,
-// 7 debug. Anything else: kUnknown.
-Severity parse_severity(std::string_view text);
-// "unknown", "trace", "debug", "info", "warn", "error", "fatal".
-std::string_view severity_name(Severity s);
-// The level of a line: its "level" label, else its "severity" label.
-Severity line_severity(const Labels& labels);
 
 // One alert rule. JSON form (every field but "kind" optional, defaults below;
 // fields that the kind does not use are rejected, so a typo cannot silently
