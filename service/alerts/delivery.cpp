@@ -32,6 +32,11 @@ void DeliveryWorker::wake() {
   net::post(strand_, [self = shared_from_this()] { self->pump(); });
 }
 
+bool DeliveryWorker::wait_in_flight(std::chrono::steady_clock::time_point deadline) {
+  std::unique_lock lock(flight_mu_);
+  return flight_cv_.wait_until(lock, deadline, [this] { return in_flight_count_ == 0; });
+}
+
 void DeliveryWorker::stop() {
   net::post(strand_, [self = shared_from_this()] {
     self->stopped_ = true;
@@ -146,6 +151,10 @@ void DeliveryWorker::send(const OutboxRow& row, const Subscription& sub) {
     return;
   }
   in_flight_.insert(row.id);
+  {
+    std::lock_guard lock(flight_mu_);
+    in_flight_count_ = in_flight_.size();
+  }
   ++in_flight_per_sub_[sub.id];
   int64_t ts = now_ms() / 1000;
   webhook::Request req;
@@ -173,6 +182,11 @@ void DeliveryWorker::on_result(const OutboxRow& row, const webhook::Result& r) {
     spdlog::error("delivery: recording result of {}: {} (kept, retried)", row.id, e.what());
     unrecorded_.insert_or_assign(row.id, std::make_pair(row, std::make_shared<const webhook::Result>(r)));
   }
+  {
+    std::lock_guard lock(flight_mu_);
+    in_flight_count_ = in_flight_.size();
+  }
+  flight_cv_.notify_all();
   pump();
 }
 

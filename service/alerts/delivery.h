@@ -1,13 +1,17 @@
-// Webhook delivery: drains the SQLite outbox. Every attempt of one alert
-// carries the same webhook-id (the idempotency key) and a fresh Standard
-// Webhooks signature. Retries on connect errors, timeouts, 5xx, 408 and 429
-// (Retry-After honoured) with exponential backoff and jitter; other 4xx, or
-// too many attempts, or too old: dead-lettered (status failed) at once.
-// All state lives on one strand; SQLite calls are short.
+// Webhook delivery: drains the durable outbox (service/alerts/alert_store.h:
+// SQLite under the data dir, or the Redis stream that replicas share). Every
+// attempt of one alert carries the same webhook-id (the idempotency key) and
+// a fresh Standard Webhooks signature. Retries on connect errors, timeouts,
+// 5xx, 408 and 429 (Retry-After honoured) with exponential backoff and
+// jitter; other 4xx, or too many attempts, or too old: dead-lettered (status
+// failed) at once. All state lives on one strand; store calls are short.
 #pragma once
 
+#include <chrono>
+#include <condition_variable>
 #include <functional>
 #include <map>
+#include <mutex>
 #include <memory>
 #include <random>
 #include <set>
@@ -39,6 +43,11 @@ class DeliveryWorker : public std::enable_shared_from_this<DeliveryWorker> {
   void wake();
   // No new attempts after this; rows stay pending in the outbox for the next start.
   void stop();
+  // After stop(), while the io_context still runs: waits until the attempts
+  // in flight have their outcome recorded, or `deadline`; true if none is
+  // left. (An attempt cut off by a shutdown is sent again at the next start:
+  // a receiver that already took it gets it twice.)
+  bool wait_in_flight(std::chrono::steady_clock::time_point deadline);
   // Runs on the worker's strand at every pump (at least once a second):
   // the router reloads subscriptions changed by another replica there. Set
   // before start().
@@ -62,6 +71,9 @@ class DeliveryWorker : public std::enable_shared_from_this<DeliveryWorker> {
   Config config_;
   std::unique_ptr<webhook::Client> client_;
   std::set<std::string> in_flight_;             // outbox ids
+  std::mutex flight_mu_;
+  std::condition_variable flight_cv_;
+  size_t in_flight_count_ = 0;                  // in_flight_.size(), under flight_mu_ (for wait_in_flight)
   // Attempts whose outcome the store has not taken yet (recorded first at
   // the next pump; never sent again meanwhile: unrecorded_ is empty when
   // the worker sends).

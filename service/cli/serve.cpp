@@ -2,8 +2,10 @@
 // HTTP, TCP and syslog listeners (service/net), the routes (service/api), the
 // pipeline, the stores and the alerts; a clean shutdown on SIGINT/SIGTERM
 // (stop accepting, finish what was accepted, flush the catalog, exit 0).
+#include <condition_variable>
 #include <csignal>
 #include <cstdio>
+#include <mutex>
 #include <optional>
 #include <thread>
 
@@ -27,6 +29,7 @@
 #include "service/alerts/alert_store.h"
 #include "service/alerts/delivery.h"
 #include "service/alerts/redis_alert_store.h"
+#include "service/api/app_context.h"
 #include "service/api/auth.h"
 #include "service/api/background_work.h"
 #include "service/api/http_api.h"
@@ -71,206 +74,291 @@ Stores open_stores(const Config& config) {
   return s;
 }
 
-// Runs until a signal; returns the process exit code.
-int run_server(const Config& config) {
-  if (auto why = api::check_exposure(config)) {
-    spdlog::critical("{}", *why);
-    return 2;
-  }
-  std::string fd_error;
-  const FdBudget fds = raise_fd_limit(config, &fd_error);
-  if (!fd_error.empty()) {
-    spdlog::critical("startup refused: {}", fd_error);
-    return 1;
-  }
-  if (fds.soft != fds.soft_before)
-    spdlog::info("open-file limit raised from {} to {} ({} needed)", fds.soft_before, fds.soft, fds.need);
-  FdReserve fd_reserve;
-  ServerContext ctx;
-  ctx.config = config;
-  ctx.fd_reserve = &fd_reserve;
-  // The routes and the app's services they reach; the transport sees only
-  // the handler.
-  api::AppContext app(ctx);
-  ctx.http_handler = [&app](AnyExecutor ex, HttpRequest&& req, Responder respond) {
-    handle_http_request(app, std::move(ex), std::move(req), std::move(respond));
-  };
-  const api::Authenticator auth(config);
-  app.auth = &auth;
-  // Declaration order is destruction order in reverse. The io_context comes
-  // first so it outlives everything that owns an I/O object bound to it (the
-  // delivery worker's timer and strand, held by the router; sessions held by
-  // queued handlers, which it destroys last). The pipeline (whose aggregator
-  // calls the router) goes before the router and the stores.
-  net::io_context ioc(config.io_threads);
-  // The SSRF guard shared by subscription checks and webhook delivery. Its
-  // own ports are set once the listeners are bound, before any io thread
-  // runs (nothing reads it before then).
-  // (webhook_allow_cidrs was checked by Config::validate.)
-  auto address_policy =
-      std::make_shared<webhook::AddressPolicy>(webhook::parse_cidr_list(config.webhook_allow_cidrs));
-  std::unique_ptr<DataDirLock> dir_lock;
-  Stores stores;
-  std::unique_ptr<ContractMigrator> migrator;  // owns the write gate the state stage consults
-  std::unique_ptr<AlertRouter> router;
-  std::unique_ptr<Pipeline> pipeline;
-  std::unique_ptr<RedisWindows> windows;  // store: redis; stopped right after the pipeline
-  std::unique_ptr<RedisQueueIngest> queue;  // redis_ingest_stream; stopped before the pipeline
-  // Declared after the catalog, so its job (which reads the catalog) is joined first.
-  BackgroundWork background;
-  try {
-    dir_lock = std::make_unique<DataDirLock>(config.data_dir);
-    stores = open_stores(config);
-    migrator = std::make_unique<ContractMigrator>(config, *stores.catalog, *stores.catalog);
-    router = std::make_unique<AlertRouter>(*stores.alerts, config, address_policy);
-    pipeline = std::make_unique<Pipeline>(
-        config, stores.catalog.get(), [r = router.get()](auto&& events) { r->on_alerts(std::move(events)); },
-        &migrator->gate());
-    if (stores.redis) {
-      // Every replica's windows count the whole fleet's lines.
-      windows = std::make_unique<RedisWindows>(
-          *stores.redis, redis_options(config), config.redis_key_prefix, redis::process_name(),
-          [p = pipeline.get()](std::vector<CountDelta>&& d) { p->observe_remote(d); });
-      pipeline->set_count_publisher([w = windows.get()](std::vector<CountDelta>&& d) { w->publish(std::move(d)); });
-      windows->start();
-    }
-    if (!config.redis_ingest_stream.empty())
-      queue = std::make_unique<RedisQueueIngest>(config, pipeline.get(), redis::process_name());
-  } catch (const std::exception& e) {
-    spdlog::critical("startup failed: {}", e.what());
-    return 1;
-  }
-  // The cluster-id contract: a store written under another one is migrated
-  // (pipeline/migrate.h) while the server answers reads; writes are refused
-  // with 503 + Retry-After until the new ids are in place.
-  bool migrate = false;
-  try {
-    migrate = migrator->check(contract_of(*pipeline));
-  } catch (const std::exception& e) {
-    spdlog::critical("startup failed: {}", e.what());
-    pipeline->stop();
-    return 1;
-  }
-  ctx.pipeline = pipeline.get();
-  app.pipeline = pipeline.get();
-  app.contract_digest = migrator->contract().digest;
-  app.catalog = stores.catalog.get();
-  app.write_gate = &migrator->gate();
-  app.alert_store = stores.alerts.get();
-  app.alert_router = router.get();
-  app.background = &background;
+// A start-up step that cannot go on: the process exits with `code`.
+struct StartupFailed {
+  int code;
+};
 
-  // Pending alerts left by an earlier run (even a kill -9) go out now.
-  auto delivery = std::make_shared<DeliveryWorker>(ioc, *stores.alerts, config, address_policy);
-  router->attach([p = pipeline.get()](std::vector<RuleSpec> rules) { p->set_alert_rules(std::move(rules)); },
-                 delivery);
-  // New clusters whose alerts a crash kept from the outbox (before traffic;
-  // after a migration, under the new ids, before writes are let in).
-  auto replay = [p = pipeline.get()] {
-    try {
-      if (size_t n = p->replay_pending_alerts())
-        spdlog::warn("raised the new_cluster alerts of {} clusters created just before an unclean stop", n);
-    } catch (const std::exception& e) {
-      spdlog::error("replaying pending new_cluster alerts: {} (retried at the next start)", e.what());
-    }
-  };
-  if (migrate)
-    migrator->start(replay);
-  else
-    replay();
-  delivery->start();
-  std::shared_ptr<Listener> http_listener, tcp_listener, syslog_listener;
-  try {
-    http_listener = std::make_shared<Listener>(
-        ioc, ctx, config.http_host, config.http_port, &start_http_session, config.max_http_connections,
-        /*reserve=*/16, "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: 34\r\n"
-        "Connection: close\r\n\r\n{\"error\":\"too many connections\"}\r\n");
-    tcp_listener = std::make_shared<Listener>(ioc, ctx, config.tcp_host, config.tcp_port, &start_tcp_session,
-                                              config.max_tcp_connections, /*reserve=*/0,
-                                              "{\"error\":\"too many connections\"}\n");
-    if (config.syslog_port >= 0) {
-      // Syslog senders never read: a refused connection just closes.
-      syslog_listener = std::make_shared<Listener>(ioc, ctx, config.syslog_host, config.syslog_port,
-                                                   &start_syslog_session, config.max_tcp_connections,
-                                                   /*reserve=*/0, "");
-    }
-  } catch (const std::exception& e) {
-    spdlog::critical("cannot listen: {}", e.what());
-    migrator->stop();
-    pipeline->stop();
-    windows.reset();
-    return 1;
+// The running service. start() takes the steps in order; whatever step it
+// reached, the destructor stops what was started in reverse, once (the one
+// cleanup path: a failed start and a signal end the same way).
+//
+// Members are declared in the order they are built, so destruction (after
+// shutdown()) runs in reverse: the io_context outlives everything that
+// owns an I/O object bound to it (the delivery worker's timer and strand,
+// the listeners, sessions held by queued handlers, which it destroys last);
+// the pipeline (whose aggregator calls the router and whose state stage
+// consults the migrator's write gate) goes before the router, the migrator
+// and the stores.
+class Server {
+ public:
+  explicit Server(const Config& config) : config_(config), app_(ctx_), auth_(config) {}
+  ~Server() { shutdown(); }
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  // Throws StartupFailed.
+  void start() {
+    check_limits();
+    open_stores_and_pipeline();
+    check_contract();
+    start_alerts_and_migration();
+    listen();
+    start_io();
   }
-  address_policy->set_own_ports({http_listener->local().port(), tcp_listener->local().port()});
-  if (syslog_listener) address_policy->set_own_ports({http_listener->local().port(), tcp_listener->local().port(),
-                                                      syslog_listener->local().port()});
-  http_listener->run();
-  tcp_listener->run();
-  if (syslog_listener) syslog_listener->run();
-  ctx.ready = true;
-  if (queue) queue->start();
 
-  std::atomic<bool> stop_requested{false};
-  net::signal_set signals(ioc, SIGINT, SIGTERM);
-  signals.async_wait([&](const boost::system::error_code& ec, int sig) {
-    if (ec) return;
-    spdlog::info("signal {}: draining", sig);
-    stop_requested = true;
-  });
-
-  // Keeps the io threads alive while sessions only wait on pipeline callbacks.
-  auto work = net::make_work_guard(ioc);
-  std::vector<std::thread> threads;
-  for (int i = 0; i < config.io_threads; ++i)
-    threads.emplace_back([&ioc, i] {
-      set_thread_name("ls-io-" + std::to_string(i));
-      ioc.run();
-    });
-  // Printed whatever the log level: with port 0 it is how callers learn the ports.
-  const std::string syslog_text =
-      syslog_listener ? " syslog=" + endpoint_text(syslog_listener->local()) : std::string();
-  std::fprintf(stderr, "logsift: listening http=%s tcp=%s%s data_dir=%s\n", endpoint_text(http_listener->local()).c_str(),
-               endpoint_text(tcp_listener->local()).c_str(), syslog_text.c_str(), config.data_dir.c_str());
-  std::fflush(stderr);
-
-  // The main thread only waits for the signal; it also gives free heap back
-  // to the OS now and then (pipeline/core/memory.h says why).
-  const auto trim_every = std::chrono::milliseconds(config.memory_trim_interval_ms);
-  auto next_trim = std::chrono::steady_clock::now() + trim_every;
-  while (!stop_requested) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    if (trim_every.count() > 0 && std::chrono::steady_clock::now() >= next_trim) {
+  // Until SIGINT or SIGTERM; gives free heap back to the OS meanwhile
+  // (pipeline/core/memory.h says why).
+  void wait_for_signal() {
+    const auto trim_every = std::chrono::milliseconds(config_.memory_trim_interval_ms);
+    std::unique_lock lock(stop_mu_);
+    auto stop = [this] { return stop_requested_; };
+    while (!stop()) {
+      if (trim_every.count() <= 0) {
+        stop_cv_.wait(lock, stop);
+        break;
+      }
+      if (stop_cv_.wait_for(lock, trim_every, stop)) break;
+      lock.unlock();
       const HeapTrim t = release_free_heap();
       spdlog::debug("heap trim: {} bytes back to the OS in {} us", t.released_bytes, t.duration_ns / 1000);
-      next_trim = std::chrono::steady_clock::now() + trim_every;
+      lock.lock();
     }
   }
 
-  // 1. Stop accepting. 2. Let every connection finish what it accepted.
-  ctx.draining = true;
-  if (queue) queue->stop();  // the batch in hand finishes and is acked
-  http_listener->close();
-  tcp_listener->close();
-  if (syslog_listener) syslog_listener->close();
-  ctx.drain_all();
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(config.shutdown_grace_ms);
-  while (ctx.connections.load() > 0 && std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  if (ctx.connections.load() > 0)
-    spdlog::warn("shutdown grace over with {} connections open", ctx.connections.load());
-  // 3. Drain the pipeline (all accepted batches reach the catalog), 4. flush.
-  pipeline->stop();
-  windows.reset();  // its thread feeds the pipeline's aggregator: stop it while both exist
-  // Undelivered alerts stay in the outbox (durable) for the next start.
-  delivery->stop();
-  work.reset();
-  ioc.stop();
-  for (auto& t : threads) t.join();
-  background.wait();
-  migrator->stop();  // a waiting replica stops waiting; a running migration finishes (one transaction)
-  stores.catalog->checkpoint();
-  spdlog::info("stopped: {} lines clustered", metrics().lines_clustered.get());
-  return 0;
+ private:
+  // 1. Exposure and descriptors: refused before anything is opened.
+  void check_limits() {
+    if (auto why = api::check_exposure(config_)) {
+      spdlog::critical("{}", *why);
+      throw StartupFailed{2};
+    }
+    std::string fd_error;
+    const FdBudget fds = raise_fd_limit(config_, &fd_error);
+    if (!fd_error.empty()) {
+      spdlog::critical("startup refused: {}", fd_error);
+      throw StartupFailed{1};
+    }
+    if (fds.soft != fds.soft_before)
+      spdlog::info("open-file limit raised from {} to {} ({} needed)", fds.soft_before, fds.soft, fds.need);
+    fd_reserve_ = std::make_unique<FdReserve>();
+    ctx_.config = config_;
+    ctx_.fd_reserve = fd_reserve_.get();
+    // The routes and the app's services they reach; the transport sees
+    // only the handler.
+    ctx_.http_handler = [this](AnyExecutor ex, HttpRequest&& req, Responder respond) {
+      handle_http_request(app_, std::move(ex), std::move(req), std::move(respond));
+    };
+    app_.auth = &auth_;
+    // The SSRF guard shared by subscription checks and webhook delivery
+    // (webhook_allow_cidrs was checked by Config::validate). Its own ports
+    // are set once the listeners are bound, before any io thread runs.
+    address_policy_ = std::make_shared<webhook::AddressPolicy>(webhook::parse_cidr_list(config_.webhook_allow_cidrs));
+  }
+
+  // 2. The data dir lock, the stores, the migrator (its write gate), the
+  //    router, the pipeline, and with Redis the shared windows and queue.
+  void open_stores_and_pipeline() {
+    try {
+      dir_lock_ = std::make_unique<DataDirLock>(config_.data_dir);
+      stores_ = open_stores(config_);
+      migrator_ = std::make_unique<ContractMigrator>(config_, *stores_.catalog, *stores_.catalog);
+      router_ = std::make_unique<AlertRouter>(*stores_.alerts, config_, address_policy_);
+      pipeline_ = std::make_unique<Pipeline>(
+          config_, stores_.catalog.get(), [r = router_.get()](auto&& events) { r->on_alerts(std::move(events)); },
+          &migrator_->gate());
+      if (stores_.redis) {
+        // Every replica's windows count the whole fleet's lines.
+        windows_ = std::make_unique<RedisWindows>(
+            *stores_.redis, redis_options(config_), config_.redis_key_prefix, redis::process_name(),
+            [p = pipeline_.get()](std::vector<CountDelta>&& d) { p->observe_remote(d); });
+        pipeline_->set_count_publisher([w = windows_.get()](std::vector<CountDelta>&& d) { w->publish(std::move(d)); });
+        windows_->start();
+      }
+      if (!config_.redis_ingest_stream.empty())
+        queue_ = std::make_unique<RedisQueueIngest>(config_, pipeline_.get(), redis::process_name());
+    } catch (const std::exception& e) {
+      spdlog::critical("startup failed: {}", e.what());
+      throw StartupFailed{1};
+    }
+    ctx_.pipeline = pipeline_.get();
+    app_.pipeline = pipeline_.get();
+    app_.catalog = stores_.catalog.get();
+    app_.write_gate = &migrator_->gate();
+    app_.alert_store = stores_.alerts.get();
+    app_.alert_router = router_.get();
+    app_.background = &background_;
+  }
+
+  // 3. The cluster-id contract: a store written under another one is
+  //    migrated (pipeline/migrate.h) while the server answers reads; writes
+  //    are refused with 503 + Retry-After until the new ids are in place.
+  void check_contract() {
+    try {
+      migrate_ = migrator_->check(contract_of(*pipeline_));
+    } catch (const std::exception& e) {
+      spdlog::critical("startup failed: {}", e.what());
+      throw StartupFailed{1};
+    }
+    app_.contract_digest = migrator_->contract().digest;
+  }
+
+  // 4. Delivery (pending alerts left by an earlier run, even a kill -9, go
+  //    out now), then the new clusters whose alerts a crash kept from the
+  //    outbox: before traffic, or after a migration under the new ids
+  //    before writes are let in.
+  void start_alerts_and_migration() {
+    delivery_ = std::make_shared<DeliveryWorker>(ioc_, *stores_.alerts, config_, address_policy_);
+    router_->attach([p = pipeline_.get()](std::vector<RuleSpec> rules) { p->set_alert_rules(std::move(rules)); },
+                    delivery_);
+    auto replay = [p = pipeline_.get()] {
+      try {
+        if (size_t n = p->replay_pending_alerts())
+          spdlog::warn("raised the new_cluster alerts of {} clusters created just before an unclean stop", n);
+      } catch (const std::exception& e) {
+        spdlog::error("replaying pending new_cluster alerts: {} (retried at the next start)", e.what());
+      }
+    };
+    if (migrate_)
+      migrator_->start(replay);
+    else
+      replay();
+    delivery_->start();
+  }
+
+  // 5. The listeners, bound (port 0 picks one) but not yet accepting.
+  void listen() {
+    try {
+      http_ = std::make_shared<Listener>(
+          ioc_, ctx_, config_.http_host, config_.http_port, &start_http_session, config_.max_http_connections,
+          /*reserve=*/16, "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: 34\r\n"
+          "Connection: close\r\n\r\n{\"error\":\"too many connections\"}\r\n");
+      tcp_ = std::make_shared<Listener>(ioc_, ctx_, config_.tcp_host, config_.tcp_port, &start_tcp_session,
+                                        config_.max_tcp_connections, /*reserve=*/0,
+                                        "{\"error\":\"too many connections\"}\n");
+      if (config_.syslog_port >= 0)  // syslog senders never read: a refused connection just closes
+        syslog_ = std::make_shared<Listener>(ioc_, ctx_, config_.syslog_host, config_.syslog_port,
+                                             &start_syslog_session, config_.max_tcp_connections, /*reserve=*/0, "");
+    } catch (const std::exception& e) {
+      spdlog::critical("cannot listen: {}", e.what());
+      throw StartupFailed{1};
+    }
+    std::vector<uint16_t> own = {http_->local().port(), tcp_->local().port()};
+    if (syslog_) own.push_back(syslog_->local().port());
+    address_policy_->set_own_ports(own);
+  }
+
+  // 6. Accepting, ready, the io threads, and the signal that stops it all.
+  void start_io() {
+    http_->run();
+    tcp_->run();
+    if (syslog_) syslog_->run();
+    ctx_.ready = true;
+    if (queue_) queue_->start();
+    signals_ = std::make_unique<net::signal_set>(ioc_, SIGINT, SIGTERM);
+    signals_->async_wait([this](const boost::system::error_code& ec, int sig) {
+      if (ec) return;
+      spdlog::info("signal {}: draining", sig);
+      {
+        std::lock_guard lock(stop_mu_);
+        stop_requested_ = true;
+      }
+      stop_cv_.notify_all();
+    });
+    // Keeps the io threads alive while sessions only wait on pipeline callbacks.
+    work_.emplace(net::make_work_guard(ioc_));
+    for (int i = 0; i < config_.io_threads; ++i)
+      io_threads_.emplace_back([this, i] {
+        set_thread_name("ls-io-" + std::to_string(i));
+        ioc_.run();
+      });
+    // Printed whatever the log level: with port 0 it is how callers learn the ports.
+    const std::string syslog_text = syslog_ ? " syslog=" + endpoint_text(syslog_->local()) : std::string();
+    std::fprintf(stderr, "logsift: listening http=%s tcp=%s%s data_dir=%s\n", endpoint_text(http_->local()).c_str(),
+                 endpoint_text(tcp_->local()).c_str(), syslog_text.c_str(), config_.data_dir.c_str());
+    std::fflush(stderr);
+    serving_ = true;
+  }
+
+  // Stops what was started, in order; idempotent.
+  void shutdown() {
+    if (shut_down_) return;
+    shut_down_ = true;
+    // 1. Stop accepting. 2. Let every connection finish what it accepted.
+    ctx_.draining = true;
+    if (queue_) queue_->stop();  // the batch in hand finishes and is acked
+    for (auto* l : {&http_, &tcp_, &syslog_})
+      if (*l) (*l)->close();
+    ctx_.drain_all();
+    if (!io_threads_.empty()) {
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(config_.shutdown_grace_ms);
+      if (!ctx_.wait_for_no_connections(deadline))
+        spdlog::warn("shutdown grace over with {} connections open", ctx_.connections.load());
+    }
+    // 3. Drain the pipeline (all accepted batches reach the catalog), 4. flush.
+    if (pipeline_) pipeline_->stop();
+    windows_.reset();  // its thread feeds the pipeline's aggregator: stop it while both exist
+    // Undelivered alerts stay in the outbox (durable) for the next start;
+    // attempts in flight get their outcome recorded first (within the grace),
+    // or a receiver that took one would get it again after the restart.
+    if (delivery_) {
+      delivery_->stop();
+      if (!io_threads_.empty() &&
+          !delivery_->wait_in_flight(std::chrono::steady_clock::now() +
+                                     std::chrono::milliseconds(std::min(config_.shutdown_grace_ms, config_.delivery_timeout_ms))))
+        spdlog::warn("shutdown: webhook deliveries still in flight are sent again at the next start");
+    }
+    work_.reset();
+    ioc_.stop();
+    for (auto& t : io_threads_) t.join();
+    background_.wait();
+    // A waiting replica stops waiting; a running migration finishes (one transaction).
+    if (migrator_) migrator_->stop();
+    if (serving_) {
+      stores_.catalog->checkpoint();
+      spdlog::info("stopped: {} lines clustered", metrics().lines_clustered.get());
+    }
+  }
+
+  const Config config_;
+  ServerContext ctx_;
+  api::AppContext app_;
+  const api::Authenticator auth_;
+  net::io_context ioc_{config_.io_threads};
+  std::unique_ptr<FdReserve> fd_reserve_;
+  std::shared_ptr<webhook::AddressPolicy> address_policy_;
+  std::unique_ptr<DataDirLock> dir_lock_;
+  Stores stores_;
+  std::unique_ptr<ContractMigrator> migrator_;  // owns the write gate the state stage consults
+  std::unique_ptr<AlertRouter> router_;
+  // Declared after the catalog, so its job (which reads the catalog) is joined first.
+  BackgroundWork background_;
+  std::unique_ptr<Pipeline> pipeline_;
+  std::unique_ptr<RedisWindows> windows_;     // store: redis; stopped right after the pipeline
+  std::unique_ptr<RedisQueueIngest> queue_;   // redis_ingest_stream; stopped before the pipeline
+  std::shared_ptr<DeliveryWorker> delivery_;
+  std::shared_ptr<Listener> http_, tcp_, syslog_;
+  std::unique_ptr<net::signal_set> signals_;
+  std::optional<net::executor_work_guard<net::io_context::executor_type>> work_;
+  std::vector<std::thread> io_threads_;
+  bool migrate_ = false;
+  bool serving_ = false;
+  bool shut_down_ = false;
+  std::mutex stop_mu_;
+  std::condition_variable stop_cv_;
+  bool stop_requested_ = false;  // under stop_mu_
+};
+
+// Runs until a signal; returns the process exit code.
+int run_server(const Config& config) {
+  Server server(config);
+  try {
+    server.start();
+  } catch (const StartupFailed& f) {
+    return f.code;
+  }
+  server.wait_for_signal();
+  return 0;  // ~Server drains and stops
 }
 
 int cmd_serve(const Args& a) { return run_server(a.config); }

@@ -25,9 +25,20 @@ ConnectionSlot::ConnectionSlot(ServerContext& ctx, ListenerGrant grant) : ctx_(c
   metrics().connections_active.add(1);
 }
 
+bool ServerContext::wait_for_no_connections(std::chrono::steady_clock::time_point deadline) {
+  std::unique_lock lock(closed_mu_);
+  return closed_cv_.wait_until(lock, deadline, [this] { return connections.load() == 0; });
+}
+
+void ServerContext::connection_closed() {
+  // Under the mutex: a waiter between its check and its wait cannot miss it.
+  std::lock_guard lock(closed_mu_);
+  closed_cv_.notify_all();
+}
+
 ConnectionSlot::~ConnectionSlot() {
-  ctx_.connections.fetch_sub(1);
   metrics().connections_active.add(-1);
+  if (ctx_.connections.fetch_sub(1) == 1) ctx_.connection_closed();
 }
 
 }  // namespace logsift

@@ -7,6 +7,8 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -42,10 +44,18 @@ struct ServerContext {
   // Registers a live session; sessions are drained on shutdown.
   void track(const std::shared_ptr<Session>& s);
   void drain_all();
+  // Waits until no connection is open (ConnectionSlot) or `deadline` has
+  // passed; true if none is.
+  bool wait_for_no_connections(std::chrono::steady_clock::time_point deadline);
 
  private:
+  friend class ConnectionSlot;
+  void connection_closed();
+
   std::mutex mu_;
   std::vector<std::weak_ptr<Session>> sessions_;
+  std::mutex closed_mu_;
+  std::condition_variable closed_cv_;
 };
 
 // A connection's place in its listener's limit, held by its session and
