@@ -43,17 +43,10 @@ ContractCheck check_contract(const std::string& stored_digest, const ContractHis
   return ContractCheck::kMigrate;
 }
 
-MigrationPlan plan_migration(Pipeline& ids, const std::vector<StoredCluster>& old, const std::string& from_digest,
-                             const Contract& to, int max_examples, const MigrationProgress& progress) {
-  const auto t0 = std::chrono::steady_clock::now();
-  struct Derived {
-    uint64_t id = 0, template_id = 0;
-    std::string template_text;
-    bool ok = false;
-  };
+std::vector<std::vector<DerivedId>> derive_ids(Pipeline& ids, const std::vector<StoredCluster>& old,
+                                               const MigrationProgress& progress) {
   // Every example line through the new contract, in chunks (one batch each).
-  std::vector<std::vector<Derived>> derived(old.size());
-  size_t examples = 0;
+  std::vector<std::vector<DerivedId>> derived(old.size());
   constexpr size_t kChunk = 4096;
   std::vector<std::string> texts;
   std::vector<std::pair<size_t, size_t>> where;  // (cluster, example) of each text
@@ -63,7 +56,7 @@ MigrationPlan plan_migration(Pipeline& ids, const std::vector<StoredCluster>& ol
     Results res = ids.run(std::move(texts));
     for (size_t i = 0; i < res.size(); ++i) {
       const Record& r = res[i];
-      Derived d;
+      DerivedId d;
       d.ok = r.ok();
       if (d.ok) {
         d.id = r.cluster_id;
@@ -82,25 +75,20 @@ MigrationPlan plan_migration(Pipeline& ids, const std::vector<StoredCluster>& ol
       texts.push_back(old[c].examples[e].text);
       where.emplace_back(c, e);
     }
-    examples += old[c].examples.size();
     clusters_done = c + 1;
     if (texts.size() >= kChunk) run();
   }
   run();
+  return derived;
+}
 
-  // Group: each new cluster gathers the examples (and the share of each old
+Regrouped regroup(const std::vector<StoredCluster>& old, const std::vector<std::vector<DerivedId>>& derived) {
+  // Each new cluster gathers the examples (and the share of each old
   // cluster's count) that went to it.
-  MigrationPlan plan;
-  std::unordered_map<uint64_t, size_t> at;  // new id -> plan.clusters index
-  // new id -> the old clusters that went to it, each with how many of its
-  // examples it brought (in the order appended)
-  std::unordered_map<uint64_t, std::vector<std::pair<uint64_t, size_t>>> joined;
-  size_t unchanged = 0, changed = 0, split = 0, kept = 0;
-  // The first cases of each kind, by id, in the report (for review).
-  constexpr size_t kReportedCases = 100;
-  json splits = json::array(), merges = json::array();
-  auto cluster_for = [&](uint64_t id, const StoredCluster& like, const Derived* d) -> StoredCluster& {
-    auto [it, added] = at.emplace(id, plan.clusters.size());
+  Regrouped g;
+  std::unordered_map<uint64_t, size_t> at;  // new id -> g.clusters index
+  auto cluster_for = [&](uint64_t id, const StoredCluster& like, const DerivedId* d) -> StoredCluster& {
+    auto [it, added] = at.emplace(id, g.clusters.size());
     if (added) {
       StoredCluster n;
       n.cluster_id = id;
@@ -108,10 +96,12 @@ MigrationPlan plan_migration(Pipeline& ids, const std::vector<StoredCluster>& ol
       n.template_text = d ? d->template_text : like.template_text;
       n.first_ms = like.first_ms;
       n.last_ms = like.last_ms;
-      plan.clusters.push_back(std::move(n));
+      g.clusters.push_back(std::move(n));
+      g.joined.emplace_back();
     }
-    return plan.clusters[it->second];
+    return g.clusters[it->second];
   };
+  auto joined_of = [&](uint64_t id) -> std::vector<std::pair<uint64_t, size_t>>& { return g.joined[at.at(id)]; };
   for (size_t c = 0; c < old.size(); ++c) {
     const StoredCluster& o = old[c];
     // new id -> the examples that went there, in order.
@@ -131,8 +121,8 @@ MigrationPlan plan_migration(Pipeline& ids, const std::vector<StoredCluster>& ol
       n.last_ms = std::max(n.last_ms, o.last_ms);
       n.alert_pending = n.alert_pending || o.alert_pending;
       for (const auto& e : o.examples) n.examples.push_back(e);
-      joined[o.cluster_id].emplace_back(o.cluster_id, o.examples.size());
-      ++kept;
+      joined_of(o.cluster_id).emplace_back(o.cluster_id, o.examples.size());
+      ++g.kept;
       continue;
     }
     size_t derived_n = 0;
@@ -151,7 +141,7 @@ MigrationPlan plan_migration(Pipeline& ids, const std::vector<StoredCluster>& ol
     counts[largest] += o.count - given;
     for (uint64_t id : order) {
       const auto& v = to_ids[id];
-      const Derived& d = derived[c][v.front()];
+      const DerivedId& d = derived[c][v.front()];
       StoredCluster& n = cluster_for(id, o, &d);
       n.count += counts[id];
       n.first_ms = std::min(n.first_ms, id == order.front() ? o.first_ms : o.examples[v.front()].ts_ms);
@@ -159,35 +149,26 @@ MigrationPlan plan_migration(Pipeline& ids, const std::vector<StoredCluster>& ol
       n.alert_pending = n.alert_pending || o.alert_pending;
       n.examples.reserve(n.examples.size() + v.size());
       for (size_t e : v) n.examples.push_back(o.examples[e]);
-      joined[id].emplace_back(o.cluster_id, v.size());
+      joined_of(id).emplace_back(o.cluster_id, v.size());
       if (id != o.cluster_id || to_ids.size() > 1)
-        plan.map.push_back({o.cluster_id, id, static_cast<double>(v.size()) / static_cast<double>(derived_n)});
+        g.map.push_back({o.cluster_id, id, static_cast<double>(v.size()) / static_cast<double>(derived_n)});
     }
     if (to_ids.size() > 1) {
-      ++split;
-      if (splits.size() < kReportedCases) {
-        json into = json::array();
-        for (uint64_t id : order) into.push_back(lsh::format_id(id));
-        splits.push_back({{"from", lsh::format_id(o.cluster_id)}, {"into", into}});
-      }
+      ++g.split;
+      g.splits.emplace_back(o.cluster_id, order);
     } else if (order.front() == o.cluster_id) {
-      ++unchanged;
+      ++g.unchanged;
     } else {
-      ++changed;
+      ++g.mapped;
     }
   }
-  size_t merged = 0, merged_from = 0;
-  for (auto& n : plan.clusters) {
-    const auto& per = joined[n.cluster_id];
-    if (per.size() > 1) {
-      ++merged;
-      merged_from += per.size();
-      if (merges.size() < kReportedCases) {
-        json from = json::array();
-        for (size_t i = 0; i < per.size() && i < 16; ++i) from.push_back(lsh::format_id(per[i].first));
-        merges.push_back({{"into", lsh::format_id(n.cluster_id)}, {"from", from}});
-      }
-    }
+  return g;
+}
+
+void keep_examples(Regrouped* g, int max_examples) {
+  for (size_t k = 0; k < g->clusters.size(); ++k) {
+    StoredCluster& n = g->clusters[k];
+    const auto& per = g->joined[k];
     // A merged cluster keeps examples of every cluster it joined (taken in
     // turn, up to kMaxMergedExamples), so that a later contract that tells
     // them apart again can split it back; otherwise the oldest, as the
@@ -213,23 +194,62 @@ MigrationPlan plan_migration(Pipeline& ids, const std::vector<StoredCluster>& ol
                      [](const StoredExample& a, const StoredExample& b) { return a.ts_ms < b.ts_ms; });
     if (n.examples.size() > keep) n.examples.resize(keep);
   }
+}
+
+json migration_report(const Regrouped& g, size_t clusters_before, size_t examples, const std::string& from_digest,
+                      const std::string& to_digest) {
+  // The first cases of each kind, by id, in the report (for review).
+  constexpr size_t kReportedCases = 100;
+  json splits = json::array(), merges = json::array();
+  for (const auto& [from, into] : g.splits) {
+    if (splits.size() >= kReportedCases) break;
+    json to = json::array();
+    for (uint64_t id : into) to.push_back(lsh::format_id(id));
+    splits.push_back({{"from", lsh::format_id(from)}, {"into", to}});
+  }
+  size_t merged = 0, merged_from = 0;
+  for (size_t k = 0; k < g.clusters.size(); ++k) {
+    const auto& per = g.joined[k];
+    if (per.size() <= 1) continue;
+    ++merged;
+    merged_from += per.size();
+    if (merges.size() < kReportedCases) {
+      json from = json::array();
+      for (size_t i = 0; i < per.size() && i < 16; ++i) from.push_back(lsh::format_id(per[i].first));
+      merges.push_back({{"into", lsh::format_id(g.clusters[k].cluster_id)}, {"from", from}});
+    }
+  }
+  return {{"from", from_digest.empty() ? json(nullptr) : json(from_digest)},
+          {"to", to_digest},
+          {"clusters_before", clusters_before},
+          {"clusters_after", g.clusters.size()},
+          {"unchanged", g.unchanged},
+          {"mapped", g.mapped},
+          {"merged", merged},
+          {"merged_from", merged_from},
+          {"split", g.split},
+          {"splits", splits},
+          {"merges", merges},
+          {"kept_without_examples", g.kept},
+          {"examples_reclustered", examples}};
+}
+
+MigrationPlan plan_migration(Pipeline& ids, const std::vector<StoredCluster>& old, const std::string& from_digest,
+                             const Contract& to, int max_examples, const MigrationProgress& progress) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto derived = derive_ids(ids, old, progress);
+  size_t examples = 0;
+  for (const auto& c : old) examples += c.examples.size();
+  Regrouped g = regroup(old, derived);
+  keep_examples(&g, max_examples);
+  json report = migration_report(g, old.size(), examples, from_digest, to.digest);
+  report["plan_ms"] = ms_since(t0);
+  MigrationPlan plan;
+  plan.clusters = std::move(g.clusters);
+  plan.map = std::move(g.map);
   plan.contract = to.json.dump();
   plan.digest = to.digest;
-  plan.report = json{{"from", from_digest.empty() ? json(nullptr) : json(from_digest)},
-                     {"to", to.digest},
-                     {"clusters_before", old.size()},
-                     {"clusters_after", plan.clusters.size()},
-                     {"unchanged", unchanged},
-                     {"mapped", changed},
-                     {"merged", merged},
-                     {"merged_from", merged_from},
-                     {"split", split},
-                     {"splits", splits},
-                     {"merges", merges},
-                     {"kept_without_examples", kept},
-                     {"examples_reclustered", examples},
-                     {"plan_ms", ms_since(t0)}}
-                    .dump();
+  plan.report = report.dump();
   if (progress) progress(old.size(), old.size());
   return plan;
 }

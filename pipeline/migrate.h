@@ -48,8 +48,41 @@ inline constexpr size_t kMaxMergedExamples = 64;
 // Called as clusters are re-derived: (clusters done, clusters in all).
 using MigrationProgress = std::function<void(size_t done, size_t total)>;
 
-// `ids` clusters lines under the new contract and has no catalog. Reads
-// nothing from a store: `old` is what ContractStore::read_all() gave.
+// The migration's phases, each its own function (plan_migration runs them
+// in order):
+// 1. Every stored example line through `ids` (a pipeline under the new
+//    contract, no catalog): derived[c][e] is the id example e of cluster c
+//    gets now.
+struct DerivedId {
+  uint64_t id = 0, template_id = 0;
+  std::string template_text;
+  bool ok = false;  // the line was clustered (an example the pipeline now refuses keeps nothing)
+};
+std::vector<std::vector<DerivedId>> derive_ids(Pipeline& ids, const std::vector<StoredCluster>& old,
+                                               const MigrationProgress& progress = nullptr);
+// 2. (Pure) The new catalog: each new id gathers the examples that went to
+//    it and that share of each old cluster's count (exact totals); the id
+//    map; how many clusters kept their id, moved, split, or had no example.
+struct Regrouped {
+  std::vector<StoredCluster> clusters;
+  std::vector<IdMapping> map;
+  // Per new cluster (as clusters): the old clusters it gathered, with how
+  // many examples each brought, in the order they joined.
+  std::vector<std::vector<std::pair<uint64_t, size_t>>> joined;
+  std::vector<std::pair<uint64_t, std::vector<uint64_t>>> splits;  // old id -> new ids
+  size_t unchanged = 0, mapped = 0, split = 0, kept = 0;
+};
+Regrouped regroup(const std::vector<StoredCluster>& old, const std::vector<std::vector<DerivedId>>& derived);
+// 3. (Pure) The examples each cluster keeps: a merged one some of every
+//    cluster it joined (round robin, up to kMaxMergedExamples), so a later
+//    contract can split it back; the others their oldest max_examples.
+void keep_examples(Regrouped* g, int max_examples);
+// 4. (Pure) The report (merges counted from g.joined).
+nlohmann::json migration_report(const Regrouped& g, size_t clusters_before, size_t examples,
+                                const std::string& from_digest, const std::string& to_digest);
+
+// All four. `ids` clusters lines under the new contract and has no catalog.
+// Reads nothing from a store: `old` is what ContractStore::read_all() gave.
 MigrationPlan plan_migration(Pipeline& ids, const std::vector<StoredCluster>& old, const std::string& from_digest,
                              const Contract& to, int max_examples, const MigrationProgress& progress = nullptr);
 
