@@ -324,6 +324,10 @@ void Pipeline::set_count_publisher(std::function<void(std::vector<CountDelta>&&)
   if (impl_->state) impl_->state->set_publisher(std::move(publisher));
 }
 
+void Pipeline::set_after_commit_hook(std::function<void()> hook) {
+  if (impl_->state) impl_->state->set_after_commit_hook(std::move(hook));
+}
+
 void Pipeline::observe_remote(const std::vector<CountDelta>& deltas) {
   if (impl_->state) impl_->state->observe_remote(deltas);
 }

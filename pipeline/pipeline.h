@@ -102,6 +102,8 @@ class Pipeline {
   // counts coming in (pipeline/store/redis_windows.h). The publisher is set
   // once, before traffic.
   void set_count_publisher(std::function<void(std::vector<CountDelta>&&)> publisher);
+  // StateStage::set_after_commit_hook (a test-only seam). Before traffic.
+  void set_after_commit_hook(std::function<void()> hook);
   void observe_remote(const std::vector<CountDelta>& deltas);
   // StateStage::replay_pending: new_cluster alerts lost to a crash between
   // the catalog commit and the outbox write. Startup only, before traffic.

@@ -51,9 +51,10 @@ inline bool wait_until(const std::function<bool()>& pred,
   }
 }
 
+#ifdef LOGSIFT_SOURCE_DIR
 // loghub-2k is outside data a developer may keep beside the clone (or name
-// with LOGSIFT_LOGHUB); the tests that read it skip with kLoghubMissing when
-// it is absent, as it is in a lone clone.
+// with LOGSIFT_LOGHUB); the tests that read it skip with loghub_missing()
+// when it is absent, as it is in a lone clone.
 inline std::string loghub_dir() {
   const char* env = std::getenv("LOGSIFT_LOGHUB");
   return env && *env ? std::string(env) : std::string(LOGSIFT_SOURCE_DIR "/../shared/data/loghub-2k");
@@ -63,6 +64,7 @@ inline std::string loghub_missing() {
   return "loghub-2k not found at " + loghub_dir() +
          ": optional outside data; fetch it with models/training/fetch_loghub.sh DIR and set LOGSIFT_LOGHUB=DIR";
 }
+#endif
 
 // Lets `span` of wall-clock time pass. Only where time itself is the evidence
 // or the input (a rate measured over a span, lines spread over clock-driven

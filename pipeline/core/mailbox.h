@@ -19,7 +19,9 @@ class Mailbox {
   // Blocks while full. False if the mailbox is closed (the item is left in `item`).
   bool push(T& item) {
     std::unique_lock lock(mu_);
+    ++blocked_;
     not_full_.wait(lock, [&] { return closed_ || items_.size() < capacity_; });
+    --blocked_;
     if (closed_) return false;
     items_.push_back(std::move(item));
     lock.unlock();
@@ -76,6 +78,12 @@ class Mailbox {
     return items_.size();
   }
   size_t capacity() const { return capacity_; }
+  // Pushers in push() now, waiting for room or about to take it: how a test
+  // knows that backpressure holds a producer.
+  size_t blocked_pushers() const {
+    std::lock_guard lock(mu_);
+    return blocked_;
+  }
 
  private:
   std::optional<T> take(std::unique_lock<std::mutex>& lock) {
@@ -92,6 +100,7 @@ class Mailbox {
   std::condition_variable not_empty_, not_full_;
   std::deque<T> items_;
   bool closed_ = false;
+  size_t blocked_ = 0;
 };
 
 }  // namespace logsift

@@ -103,6 +103,9 @@ std::string Metrics::prometheus() const {
   counter("logsift_new_clusters_total", "Clusters seen for the first time.", new_clusters.get());
   counter("logsift_http_requests_total", "HTTP requests read.", http_requests.get());
   counter("logsift_tcp_lines_total", "Lines read from TCP connections.", tcp_lines.get());
+  counter("logsift_tcp_batches_reordered_total",
+          "Batches of a TCP connection that finished before an earlier one of it and waited, so replies keep input order.",
+          tcp_batches_reordered.get());
   counter("logsift_tcp_connections_total", "TCP connections accepted.", tcp_connections_total.get());
   counter("logsift_syslog_frames_total", "Syslog frames read from the syslog listener.", syslog_frames.get());
   counter("logsift_syslog_rejected_total", "Syslog frames refused (bad framing, header or message).",

@@ -104,6 +104,7 @@ struct Metrics {
   Counter new_clusters;
   Counter http_requests;
   Counter tcp_lines;
+  Counter tcp_batches_reordered;  // a connection's batch that finished before an earlier one (held for order)
   Counter tcp_connections_total;
   Counter syslog_frames;             // syslog frames read (accepted or not)
   Counter syslog_rejected;           // syslog frames refused (framing, header, text), also in rejected{reason}

@@ -1,84 +1,8 @@
 // Structured-line message extraction: what identifies a log statement is its
 // message, so a line that a logging library wrote as a structure is reduced
 // to that message before clustering, for every input (HTTP, TCP, syslog, Loki,
-// OTLP, bulk).
-//
-// First, with opts.syslog_headers, a text line that starts with a syslog
-// header loses it: "<PRI>..." (a syslog frame, RFC 5424 or 3164), or a date
-// ("Mmm dd hh:mm:ss" or RFC 3339) then [HOST ]TAG[PID]: or [HOST ]TAG: (the
-// TAG's '[pid]' or ':' is required, and a HOST that is a level word such as
-// INFO means this is no syslog header), as /var/log/syslog, journalctl's
-// short output and syslog forwarders write lines. The TAG / APP-NAME becomes
-// the label "service", HOSTNAME "host", the PRI's severity "level"; the rest
-// is the message, and the forms below are tried on it ("syslog+logfmt": a
-// containerd line in the journal). Kind "syslog" if none of them fits.
-//
-// Recognised, in this order (the first that fits wins):
-//   java       (opts.app_layouts >= 1) the default text layouts of the JVM's
-//              logging libraries; the message is the rest, level and logger
-//              become labels (level, service), date, pid and thread go:
-//                Spring Boot  DATE TIME LEVEL PID --- [APP] [THREAD] LOGGER : msg
-//                             ([APP] optional; any run of blanks between fields)
-//                log4j        DATE TIME LEVEL [THREAD] LOGGER - msg
-//                logback      TIME [THREAD] LEVEL LOGGER - msg
-//              DATE TIME: "yyyy-mm-dd[T ]hh:mm:ss" with an optional ".frac"
-//              or ",frac" and zone; logback's TIME alone needs its fraction.
-//              LEVEL: TRACE DEBUG INFO WARN WARNING ERROR FATAL SEVERE.
-//              The thread (it varies for one statement) never reaches the
-//              template; with opts.keep_caller the logger goes in front.
-//   app        (opts.app_layouts >= 2, layouts-v2) other default text
-//              layouts; the message is the rest, the level and a logger
-//              become labels (level, service), date, pid, thread and
-//              connection numbers go:
-//                Python       LEVEL:name:msg          (logging.basicConfig)
-//                             DATE TIME - name - LEVEL - msg
-//                generic      DATE TIME LEVEL msg, DATE TIME [level] msg
-//                             (Go, HashiCorp, many Node and Rust loggers),
-//                             then optionally name[pid]: (the logger)
-//                nginx        DATE TIME [level] pid#tid: [*conn ]msg
-//                Kafka        [DATE TIME] LEVEL msg (logger)
-//                Apache httpd [Www Mmm dd hh:mm:ss[.frac] yyyy] [module:level]
-//                             [pid N:tid N] [client ip:port] msg (2.4), or
-//                             [date] [level] [client ip] msg (2.2)
-//              DATE TIME as above or Go's "yyyy/mm/dd hh:mm:ss[.frac]". A bare
-//              LEVEL is an upper-case level word, a bracketed one any case.
-//              layouts-v3 (opts.app_layouts >= 3) adds:
-//                spdlog       [DATE TIME] [name] [level] msg   (its default pattern)
-//                gunicorn     [DATE TIME +zone] [pid] [LEVEL] msg (the pid goes)
-//                Rust         [DATE LEVEL target] msg          (env_logger)
-//                             DATE LEVEL target: msg           (tracing; target a::b)
-//                Ruby Logger  L, [DATE #pid]  LEVEL -- progname: msg
-//                PHP Monolog  [DATE] channel.LEVEL: msg
-//                Go's log     yyyy/mm/dd hh:mm:ss[.frac] [file.go:NN: ]msg
-//                             (no level; the caller goes, as klog's)
-//                zap console  DATE\tLEVEL\t[name\t][file.go:NN\t]msg[\t{fields}]
-//                             (zap.NewDevelopment; the caller and fields go)
-//   json       a JSON object line. The message is the first of
-//              opts.message_keys (default msg, message, log, text, event,
-//              short_message, @message, @mt, @m, body, textPayload, MESSAGE:
-//              journald's) that holds a non-empty string (exact keys). A "labels" member holding an object is read
-//              as explicit labels (logsift's own TCP envelope form).
-//   klog       I1123 10:11:12.123456    1234 file.go:123] message
-//              and structured klog: ... file.go:123] "msg" key="val" k2=3
-//   logfmt     key=value key2="quoted \" value": every token a pair, at least
-//              2 pairs, one of them a message key.
-//   text+json  (opts.split_trailing_json) free text followed by one JSON
-//              object, as winston's and winston-loki's formats write
-//              ("user 42 logged in {"trace_id":"ab12","level":"info"}"): the
-//              text is the message, the object's fields are handled as above.
-// Anything else is unstructured: out->message is the whole line.
-//
-// Labels: level/severity/lvl/log.level/PRIORITY -> "level" (lower-cased;
-// pino/bunyan numeric levels 10..60 -> trace..fatal; klog's I/W/E/F -> info/
-// warning/error/fatal; journald's PRIORITY "0".."7" -> emerg..debug),
-// service/app/service.name/logger/component/SYSLOG_IDENTIFIER/_SYSTEMD_UNIT
-// -> "service" (the first of these present, in that order), host/hostname/
-// host.name/_HOSTNAME -> "host".
-// Every other field (timestamps, trace/span ids, pids, caller, ...) is dropped
-// unless listed in opts.keep_keys; at most opts.max_labels labels. With
-// opts.keep_caller the caller (caller/source/logger/file[:line], klog's
-// file:line) is put in front of the message ("caller=x.go:12 msg") so the same
-// text logged from two places stays two statements.
+// OTLP, bulk). Every form, in the order tried, with the labels each gives:
+// docs/sending-logs.md, "Every structured form, in the order tried".
 //
 // Errors: none. Malformed structure of any kind (truncated JSON, bad escapes,
 // a lone key) just means "unstructured"; an empty or blank message means

@@ -1,7 +1,5 @@
 #include "pipeline/stages/state_stage.h"
 
-#include <cstdlib>
-
 #include <unordered_map>
 
 #include <nlohmann/json.hpp>
@@ -171,10 +169,7 @@ Status StateStage::commit_to_catalog(std::vector<Batch*>& group, std::vector<uin
     if (fresh[idx]) created->push_back(rec->cluster_id);
   }
   late_new(created, raised);
-  // Fault injection for the crash-between-commits test only: the process
-  // dies after the catalog commit, before any alert reaches the outbox.
-  static const bool crash_after_commit = std::getenv("LOGSIFT_FAILPOINT_CRASH_AFTER_CATALOG_COMMIT") != nullptr;
-  if (crash_after_commit && !created->empty()) std::_Exit(137);
+  if (after_commit_ && !created->empty()) after_commit_();
   metrics().new_clusters.inc(new_clusters);
   return {};
 }

@@ -45,6 +45,11 @@ class StateStage final : public BatchingStage {
   void set_rules(std::vector<RuleSpec> rules);
   // Before traffic: where this replica's counts go (store: redis).
   void set_publisher(CountPublisher p) { publisher_ = std::move(p); }
+  // A test-only seam: called on the state thread after a catalog commit that
+  // created clusters, before their new_cluster alerts reach the sink (the
+  // crash-between-commits test ends the process there). Set before traffic;
+  // never set in production.
+  void set_after_commit_hook(std::function<void()> hook) { after_commit_ = std::move(hook); }
   // Another replica's counts: into the windows and rules, alerts to the sink
   // (any thread).
   void observe_remote(const std::vector<CountDelta>& deltas);
@@ -89,6 +94,7 @@ class StateStage final : public BatchingStage {
   AlertSink sink_;
   uint64_t evictions_reported_ = 0;  // under mu_
   CountPublisher publisher_;
+  std::function<void()> after_commit_;
 };
 
 AggregatorOptions aggregator_options(const Config& c);

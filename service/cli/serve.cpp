@@ -5,6 +5,7 @@
 #include <condition_variable>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -177,6 +178,12 @@ class Server {
       }
       if (!config_.redis_ingest_stream.empty())
         queue_ = std::make_unique<RedisQueueIngest>(config_, pipeline_.get(), redis::process_name());
+      // Fault injection for the crash-between-commits test only
+      // (HardeningAlerts.NewClusterAlertSurvivesACrashBetweenCatalogAndOutbox):
+      // the process dies after a catalog commit that created clusters, before
+      // their alerts reach the outbox. Read once here, outside the commit path.
+      if (std::getenv("LOGSIFT_FAILPOINT_CRASH_AFTER_CATALOG_COMMIT"))
+        pipeline_->set_after_commit_hook([] { std::_Exit(137); });
     } catch (const std::exception& e) {
       spdlog::critical("startup failed: {}", e.what());
       throw StartupFailed{1};

@@ -103,6 +103,7 @@ class TcpSession : public StreamSession<TcpSession> {
     batch->on_done = [self, slot](std::unique_ptr<Batch> b) {
       net::post(self->stream_.get_executor(), [self, slot, b = std::move(b)]() mutable {
         slot->done = std::move(b);
+        if (slot != &self->pending_.front()) metrics().tcp_batches_reordered.inc();
         self->flush_done();
       });
     };

@@ -911,15 +911,6 @@ int free_port() {
   return ntohs(a.sin_port);
 }
 
-bool wait_until(const std::function<bool()>& pred, Millis timeout, Millis step) {
-  auto deadline = Clock::now() + timeout;
-  for (;;) {
-    if (pred()) return true;
-    if (Clock::now() >= deadline) return false;
-    std::this_thread::sleep_for(std::min(step, remaining(deadline)));
-  }
-}
-
 std::optional<std::vector<json>> fetch_all_clusters(int http_port, std::string* error) {
   std::vector<json> all;
   constexpr int kPage = 100;

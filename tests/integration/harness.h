@@ -33,6 +33,7 @@
 namespace logsift_it {
 
 using logsift::test::let_time_pass;
+using logsift::test::wait_until;
 
 using json = nlohmann::json;
 using Millis = std::chrono::milliseconds;
@@ -259,13 +260,9 @@ double metric_sum(const std::string& prom_text, const std::string& name, bool* f
 // GET /metrics and metric_sum(); nullopt if the request failed.
 std::optional<double> fetch_metric(int http_port, const std::string& name, bool* found = nullptr);
 
-// Polls `pred` every `step` until it is true or `timeout` passes.
 // A free loopback port (bound and released: for tools that take a fixed
 // port and print nothing we could read it back from).
 int free_port();
-
-bool wait_until(const std::function<bool()>& pred, Millis timeout = Millis(10000),
-                Millis step = Millis(20));
 
 // All clusters from GET /clusters, following limit/offset pages.
 std::optional<std::vector<json>> fetch_all_clusters(int http_port, std::string* error = nullptr);

@@ -210,6 +210,8 @@ TEST_F(TcpApi, ThousandLinesInOneWriteKeepOrder) {
 // order. The expected ids are taken afterwards over HTTP (ids are a pure
 // function of the line).
 TEST_F(TcpApi, RepliesStayInOrderWhenLaterBatchesFinishFirst) {
+  const auto reordered_before = fetch_metric(http_, "logsift_tcp_batches_reordered_total");
+  ASSERT_TRUE(reordered_before.has_value());
   const std::vector<std::string> seen = {"User alice logged in", "Disk /dev/sda1 is full"};
   for (const auto& t : seen) ASSERT_TRUE(is_inference_result(via_http(t)));
   const std::vector<std::string> words = {"amber", "basalt", "cobalt", "dune", "ember", "fjord", "garnet",
@@ -238,6 +240,11 @@ TEST_F(TcpApi, RepliesStayInOrderWhenLaterBatchesFinishFirst) {
     if (!same && ++mismatches <= 3) ADD_FAILURE() << "reply " << i << " (" << sent[i] << "): " << same.message();
   }
   EXPECT_EQ(mismatches, 0);
+  // The case this test is about happened: a later batch finished first and
+  // waited for the earlier one.
+  const auto reordered_after = fetch_metric(http_, "logsift_tcp_batches_reordered_total");
+  ASSERT_TRUE(reordered_after.has_value());
+  EXPECT_GT(*reordered_after, *reordered_before) << "no batch finished out of order: the ordering went unchecked";
 }
 
 TEST_F(TcpApi, OverlongLineGetsErrorThenConnectionStillWorks) {

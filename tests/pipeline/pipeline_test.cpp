@@ -18,6 +18,7 @@
 #include "pipeline/core/stage.h"
 #include "pipeline/core/time.h"
 #include "pipeline/store/catalog.h"
+#include "tests/test_util.h"
 
 namespace logsift {
 namespace {
@@ -54,8 +55,11 @@ TEST(Mailbox, BlockingPushWaitsForRoom) {
     m.push(y);
     pushed = true;
   });
-  // The pusher cannot finish until we pop.
+  // The pusher is inside push() with the mailbox full: it must stay there
+  // until we pop.
+  ASSERT_TRUE(test::wait_until([&] { return m.blocked_pushers() == 1; }));
   EXPECT_FALSE(pushed.load());
+  EXPECT_EQ(m.size(), 1u);
   EXPECT_EQ(*m.pop(), 1);
   t.join();
   EXPECT_TRUE(pushed.load());
