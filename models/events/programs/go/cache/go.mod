@@ -1,0 +1,3 @@
+module example.com/gocache
+
+go 1.19

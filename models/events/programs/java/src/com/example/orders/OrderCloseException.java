@@ -1,0 +1,7 @@
+package com.example.orders;
+
+public class OrderCloseException extends Exception {
+    public OrderCloseException(String message, Throwable cause) {
+        super(message, cause);
+    }
+}

@@ -1,0 +1,2 @@
+class PayoutRejected(Exception):
+    """The bank gateway refused a payout; the cause says why."""
