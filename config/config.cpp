@@ -138,6 +138,38 @@ void set_slot_rules(Config& c, const json& v) {
                    kSlotRulesVersion, "\"slots-v4\", \"slots-v3\", \"slots-v2\", \"slots-v1\"", v);
 }
 
+void set_multiline_rules(Config& c, const json& v) {
+  if (!v.is_array()) throw ConfigError("multiline_rules", "expected an array of {label, start | continue}");
+  std::vector<MultilineRuleSpec> out;
+  for (size_t i = 0; i < v.size(); ++i) {
+    const json& e = v[i];
+    const std::string where = "multiline_rules[" + std::to_string(i) + "]";
+    if (!e.is_object()) throw ConfigError(where, "expected an object");
+    MultilineRuleSpec r;
+    for (auto it = e.begin(); it != e.end(); ++it) {
+      if (!it.value().is_string()) throw ConfigError(where + "." + it.key(), "expected a string");
+      const std::string s = it.value().get<std::string>();
+      if (it.key() == "label") r.label = s;
+      else if (it.key() == "start") r.start = s;
+      else if (it.key() == "continue") r.cont = s;
+      else throw ConfigError(where + "." + it.key(), "unknown field (label, start, continue)");
+    }
+    out.push_back(std::move(r));
+  }
+  c.multiline_rules = std::move(out);
+}
+
+json get_multiline_rules(const Config& c) {
+  json a = json::array();
+  for (const auto& r : c.multiline_rules) {
+    json o = {{"label", r.label}};
+    if (!r.start.empty()) o["start"] = r.start;
+    if (!r.cont.empty()) o["continue"] = r.cont;
+    a.push_back(std::move(o));
+  }
+  return a;
+}
+
 json get_premask(const Config& c) {
   json a = json::array();
   for (const auto& p : c.premask)
@@ -148,6 +180,8 @@ json get_premask(const Config& c) {
 const std::vector<KeyDesc>& key_table() {
   static const std::vector<KeyDesc> table = {
       LS_STR(http_host), LS_INT(http_port), LS_STR(tcp_host), LS_INT(tcp_port), LS_BOOL(structured_messages), LS_STR(message_keys), LS_BOOL(structured_keep_caller), LS_BOOL(syslog_headers), KeyDesc{"app_layouts", set_app_layouts, [](const Config& c) { return json(c.app_layouts); }}, LS_STR(syslog_host), LS_INT(syslog_port), LS_INT(io_threads),
+      LS_STR(multiline), LS_INT(multiline_timeout_ms), LS_INT(multiline_short_timeout_ms), LS_INT(multiline_max_lines),
+      LS_INT(multiline_max_bytes), KeyDesc{"multiline_rules", set_multiline_rules, get_multiline_rules},
       LS_STR(data_dir), LS_STR(store), LS_STR(redis_url), LS_STR(redis_key_prefix), LS_INT(redis_timeout_ms),
       LS_STR(redis_tls_ca_file), LS_INT(redis_claim_idle_ms), LS_INT(redis_buffer_bytes), LS_STR(redis_ingest_stream), LS_STR(redis_ingest_group), LS_INT(max_http_connections), LS_INT(max_tcp_connections), LS_INT(max_body_bytes), LS_INT(max_header_bytes),
       LS_INT(max_line_bytes), LS_INT(max_lines_per_request), LS_INT(http_idle_timeout_ms),
@@ -292,6 +326,21 @@ void Config::validate() const {
   if (http_host.empty()) throw ConfigError("http_host", "must not be empty");
   if (tcp_host.empty()) throw ConfigError("tcp_host", "must not be empty");
   require_range("io_threads", io_threads, 1, 64);
+  if (multiline != "auto" && multiline != "off") throw ConfigError("multiline", "must be \"auto\" or \"off\"");
+  require_range("multiline_timeout_ms", multiline_timeout_ms, 1, 600000);
+  require_range("multiline_short_timeout_ms", multiline_short_timeout_ms, 1, 600000);
+  require_range("multiline_max_lines", multiline_max_lines, 2, 1000000);
+  require_range("multiline_max_bytes", multiline_max_bytes, 1024, int64_t{1} << 30);
+  for (size_t i = 0; i < multiline_rules.size(); ++i) {
+    const auto& r = multiline_rules[i];
+    const std::string where = "multiline_rules[" + std::to_string(i) + "]";
+    if (r.start.empty() == r.cont.empty()) throw ConfigError(where, "give exactly one of \"start\" and \"continue\"");
+    if (!r.label.empty() && (r.label.find('=') == std::string::npos || r.label.front() == '='))
+      throw ConfigError(where + ".label", "must be KEY=VALUE, e.g. service=billing");
+    const std::string& pattern = r.start.empty() ? r.cont : r.start;
+    RE2 re(pattern, RE2::Quiet);
+    if (!re.ok()) throw ConfigError(where + (r.start.empty() ? ".continue" : ".start"), "not a valid RE2 pattern: " + re.error());
+  }
   if (data_dir.empty()) throw ConfigError("data_dir", "must not be empty");
   if (store != "sqlite" && store != "redis") throw ConfigError("store", "must be \"sqlite\" or \"redis\"");
   if (!redis_ingest_stream.empty()) {

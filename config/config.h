@@ -39,6 +39,17 @@ struct PremaskPattern {
   bool require_digit = false;  // match must contain a digit (keeps words like "deadbeef"-free hex)
 };
 
+// A user's rule for their own multi-line format (multiline_rules;
+// pipeline/ingest/multiline.h): for lines whose event head carries label
+// `label` ("KEY=VALUE"; "" = every line), either `start` (an RE2 pattern: a
+// matching line begins an event, any other continues it) or `cont` (a
+// matching line continues the open event).
+struct MultilineRuleSpec {
+  std::string label;
+  std::string start;
+  std::string cont;
+};
+
 struct Config {
   std::string http_host;
   int http_port = 0;
@@ -58,6 +69,16 @@ struct Config {
   }
   std::string syslog_host;
   int syslog_port = 0;  // -1: no syslog listener
+  // Multi-line events (pipeline/ingest/multiline.h): "auto" joins the lines
+  // of a stack trace that a line input receives one by one; "off" takes
+  // every line alone.
+  std::string multiline = "auto";
+  bool multiline_enabled() const { return multiline != "off"; }
+  int multiline_timeout_ms = 1000;       // quiet time after which an open event that announced a trace ends
+  int multiline_short_timeout_ms = 20;   // the same for an event whose head announced nothing
+  int64_t multiline_max_lines = 2000;    // an event's lines at most (then it is cut, counted, still clustered)
+  int64_t multiline_max_bytes = 1048576; // an event's bytes at most
+  std::vector<MultilineRuleSpec> multiline_rules;
   int io_threads = 0;
   std::string data_dir;
   // Where clusters, counts and examples live: "sqlite" (embedded, under

@@ -21,7 +21,8 @@ json IdContract::encoder_json() const {
           {"dim", encoder.dim},
           {"kind", encoder.kind},
           {"max_len", or_null(encoder.max_len)},
-          {"vocab_size", or_null(encoder.vocab_size)}};
+          {"vocab_size", or_null(encoder.vocab_size)},
+          {"canonicalize", encoder.canonicalize}};
 }
 
 json IdContract::denoiser_json() const {
@@ -37,7 +38,7 @@ json IdContract::lsh_json() const { return {{"method", lsh.method}, {"bits", lsh
 
 json IdContract::format_bank_json() const {
   if (!format_bank) return nullptr;
-  return {{"version", format_bank->version}, {"digest", format_bank->digest}};
+  return {{"version", format_bank->version}, {"digest", format_bank->digest}, {"slot_words", format_bank->slot_words}};
 }
 
 json IdContract::structured_json() const {
@@ -48,6 +49,10 @@ json IdContract::structured_json() const {
           {"app_layouts", or_null(structured.app_layouts)}};
 }
 
+json IdContract::events_json() const {
+  return {{"version", events.version}, {"max_lines", events.max_lines}, {"max_bytes", events.max_bytes}};
+}
+
 json IdContract::to_json() const {
   return {{"encoder", encoder_json()},
           {"denoiser", denoiser_json()},
@@ -55,7 +60,8 @@ json IdContract::to_json() const {
           {"premask", premask},
           {"slot_rules", or_null(slot_rules)},
           {"format_bank", format_bank_json()},
-          {"structured", structured_json()}};
+          {"structured", structured_json()},
+          {"events", events_json()}};
 }
 
 std::string IdContract::digest() const { return lsh::format_id(fast_hash64(to_json().dump())); }

@@ -30,6 +30,7 @@ struct IdContract {
     std::string kind;     // "torchscript" | "hashed"
     int max_len = 0;      // 0 = n/a (null)
     int64_t vocab_size = 0;  // 0 = n/a (null)
+    bool canonicalize = true;  // the encoder sees canonical_template() (pipeline/stages/encoder_text.h)
     bool operator==(const Encoder&) const = default;
   };
   struct Denoiser {
@@ -49,6 +50,7 @@ struct IdContract {
   struct FormatBank {
     std::string version;
     std::string digest;
+    int slot_words = 0;  // the most words a text slot may hold
     bool operator==(const FormatBank&) const = default;
   };
   struct Structured {
@@ -60,6 +62,16 @@ struct IdContract {
     bool operator==(const Structured&) const = default;
   };
 
+  // Multi-line events (pipeline/ingest/multiline.h, pipeline/stages/trace.h):
+  // the rules that give a trace its identity, and the bounds that cut an
+  // event's text.
+  struct Events {
+    std::string version;
+    int64_t max_lines = 0;
+    int64_t max_bytes = 0;
+    bool operator==(const Events&) const = default;
+  };
+
   Encoder encoder;
   std::optional<Denoiser> denoiser;  // nullopt: denoiser_model "none"
   Lsh lsh;
@@ -67,11 +79,12 @@ struct IdContract {
   std::optional<std::string> slot_rules;  // nullopt: "off"
   std::optional<FormatBank> format_bank;
   Structured structured;
+  Events events;
 
   bool operator==(const IdContract&) const = default;
 
   // The canonical JSON form ({"encoder", "denoiser", "lsh", "premask",
-  // "slot_rules", "format_bank", "structured"}), as stores record it.
+  // "slot_rules", "format_bank", "structured", "events"}), as stores record it.
   nlohmann::json to_json() const;
   // 16 hex digits: a hash of to_json()'s canonical text.
   std::string digest() const;
@@ -82,17 +95,17 @@ struct IdContract {
   nlohmann::json lsh_json() const;
   nlohmann::json format_bank_json() const;  // null without a bank
   nlohmann::json structured_json() const;
+  nlohmann::json events_json() const;
 };
 
 // The fields of Pipeline::info() that are not part of the contract (JSON
 // pointers): how the pipeline runs and where its models live, never what
 // it computes. Every other field of info() must be a contract field with
 // the contract's value.
-inline constexpr std::array<std::string_view, 13> kInfoDiagnostics = {
-    "/encoder/source",         "/encoder/runtime",        "/denoiser/runtime",
-    "/premask_patterns",       "/premask_engine",         "/format_bank/formats",
-    "/format_bank/skipped",    "/format_bank/slot_words", "/torch/version",
-    "/batching/max_lines",     "/batching/max_delay_us",  "/batching/analysis_threads",
-    "/batching/inline_max_lines"};
+inline constexpr std::array<std::string_view, 12> kInfoDiagnostics = {
+    "/encoder/source",          "/encoder/runtime",       "/denoiser/runtime",
+    "/premask_patterns",        "/premask_engine",        "/format_bank/formats",
+    "/format_bank/skipped",     "/torch/version",         "/batching/max_lines",
+    "/batching/max_delay_us",   "/batching/analysis_threads", "/batching/inline_max_lines"};
 
 }  // namespace logsift

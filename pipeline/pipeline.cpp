@@ -24,6 +24,7 @@
 #include "pipeline/stages/state_stage.h"
 #include "pipeline/stages/template_caches.h"
 #include "pipeline/stages/templater.h"
+#include "pipeline/stages/trace.h"
 #include "pipeline/store/cluster_store.h"
 #include "pipeline/store/sqlite.h"
 
@@ -100,6 +101,26 @@ struct Pipeline::Impl {
     }
   }
 
+  // The events whose head statement is now clustered: each gets its own
+  // template (the head's, then the exception lines) and id (the head's id
+  // and the trace's fingerprint: pipeline/stages/trace.h), and its whole
+  // text back.
+  static void finish_traces(Batch& b) {
+    for (auto& r : b.records) {
+      if (!r.trace) continue;
+      const EventTrace& t = *r.trace;
+      if (r.ok() && r.tmpl) {
+        std::string text = r.tmpl->text + t.summary;
+        const uint64_t tid = lsh::stable_hash64(text);
+        r.set_template(std::make_shared<TemplateInfo>(
+            TemplateInfo{std::move(text), tid, event_cluster_id(t.head_counts ? r.tmpl->cluster_id : 0, t.fingerprint)}));
+      }
+      r.text = t.text;
+      r.trace.reset();
+    }
+    b.traces = false;
+  }
+
   // Where a batch goes next: only where it still has work.
   void dispatch(std::unique_ptr<Batch> b) {
     // The stages' mailboxes hold every admitted batch (mailbox_capacity), so
@@ -109,10 +130,10 @@ struct Pipeline::Impl {
       if (denoise && denoise->push(b)) return metrics().denoise_queue.set(static_cast<int64_t>(denoise->queued()));
     } else if (b->pending & kNeedEmbed) {
       if (embed->push(b)) return metrics().embed_queue.set(static_cast<int64_t>(embed->queued()));
-    } else if (state) {
-      if (state->push(b)) return metrics().state_queue.set(static_cast<int64_t>(state->queued()));
     } else {
-      return complete(std::move(b));
+      if (b->traces) finish_traces(*b);
+      if (!state) return complete(std::move(b));
+      if (state->push(b)) return metrics().state_queue.set(static_cast<int64_t>(state->queued()));
     }
     b->aborted = true;
     complete(std::move(b));
@@ -263,7 +284,7 @@ IdContract Pipeline::contract() const {
   const auto& s = *impl_;
   const auto& ed = s.encoder_description;
   IdContract c;
-  c.encoder = {s.encoder_version, s.encoder_dim, ed.kind, ed.max_len, ed.vocab_size};
+  c.encoder = {s.encoder_version, s.encoder_dim, ed.kind, ed.max_len, ed.vocab_size, s.config.encoder_canonicalize};
   if (s.denoiser) {
     const auto& di = s.denoiser->info();
     c.denoiser = IdContract::Denoiser{di.version, s.config.denoiser_threshold, di.context, di.max_len,
@@ -275,12 +296,13 @@ IdContract Pipeline::contract() const {
   for (const auto& p : s.config.premask) premask.push_back({p.name, p.regex, p.boundary, p.require_digit});
   c.premask = lsh::format_id(fast_hash64(premask.dump()));
   if (s.config.slot_rules != "off") c.slot_rules = s.config.slot_rules;
-  if (s.bank) c.format_bank = IdContract::FormatBank{FormatBank::kVersion, s.bank->digest()};
+  if (s.bank) c.format_bank = IdContract::FormatBank{FormatBank::kVersion, s.bank->digest(), s.bank->slot_words()};
   c.structured.enabled = s.config.structured_messages;
   c.structured.message_keys = s.config.message_key_list();
   c.structured.keep_caller = s.config.structured_keep_caller;
   c.structured.syslog_headers = s.config.syslog_headers;
   if (s.config.app_layouts != "off") c.structured.app_layouts = s.config.app_layouts;
+  c.events = {kEventsVersion, s.config.multiline_max_lines, s.config.multiline_max_bytes};
   return c;
 }
 
@@ -298,7 +320,6 @@ nlohmann::json Pipeline::info() const {
   if (s.bank) {
     bank["formats"] = s.bank->size();
     bank["skipped"] = s.bank->skipped();
-    bank["slot_words"] = s.bank->slot_words();
   }
   return {{"encoder", std::move(encoder)},
           {"denoiser", std::move(denoiser)},
@@ -307,6 +328,7 @@ nlohmann::json Pipeline::info() const {
           {"slot_rules", c.slot_rules ? nlohmann::json(*c.slot_rules) : nlohmann::json(nullptr)},
           {"format_bank", std::move(bank)},
           {"structured", c.structured_json()},
+          {"events", c.events_json()},
           {"premask_engine", s.analyzer->premasker().all_builtin() ? "builtin finders (RE2-exact)" : "re2"},
           {"torch", {{"version", models::runtime_info().torch_version}}},
           {"batching",

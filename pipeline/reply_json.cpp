@@ -57,11 +57,13 @@ void append_json_string(std::string_view s, std::string* out) {
 
 }  // namespace
 
-void append_result_json(const Record& r, bool with_new, std::string* out) {
+namespace {
+
+// The reply without its closing brace.
+void append_result_body(const Record& r, bool with_new, std::string* out) {
   if (!r.ok()) {
     out->append("{\"error\":");
     append_json_string(r.error, out);
-    out->push_back('}');
     return;
   }
   out->append("{\"cluster_id\":\"");
@@ -84,7 +86,37 @@ void append_result_json(const Record& r, bool with_new, std::string* out) {
   } else {
     out->append("null");
   }
+}
+
+void append_event_line(const Record& r, uint32_t event_line, std::string* out) {
+  if (r.lines > 1) {
+    out->append(",\"event_line\":");
+    out->append(std::to_string(event_line));
+    out->append(",\"event_lines\":");
+    out->append(std::to_string(r.lines));
+  }
   out->push_back('}');
+}
+
+}  // namespace
+
+void append_result_json(const Record& r, bool with_new, std::string* out, uint32_t event_line) {
+  append_result_body(r, with_new, out);
+  append_event_line(r, event_line, out);
+}
+
+void append_line_results(const Record& r, bool with_new, std::string* out) {
+  // The body (params included) is made once for all the event's lines.
+  const size_t start = out->size();
+  append_result_body(r, with_new, out);
+  const size_t body_end = out->size();
+  append_event_line(r, 1, out);
+  out->push_back('\n');
+  for (uint32_t k = 2; k <= r.lines; ++k) {
+    out->append(*out, start, body_end - start);
+    append_event_line(r, k, out);
+    out->push_back('\n');
+  }
 }
 
 nlohmann::json record_result_json(const Record& r, bool with_new) {

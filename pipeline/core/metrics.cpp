@@ -131,6 +131,11 @@ std::string Metrics::prometheus() const {
   counter("logsift_redis_commands_total", "Commands sent to Redis in those round trips.", redis_commands.get());
   counter("logsift_redis_errors_total", "Redis connects or round trips that failed or timed out, and commands answered with an error.", redis_errors.get());
   counter("logsift_queue_entries_total", "Entries read from the Redis Stream of queue ingest.", queue_lines.get());
+  counter("logsift_multiline_events_total", "Events assembled from two input lines or more (a stack trace and its head).",
+          multiline_events.get());
+  counter("logsift_multiline_truncated_total",
+          "Events cut at multiline_max_lines or multiline_max_bytes (clustered as cut; the rest starts a new event).",
+          multiline_truncated.get());
   counter("logsift_queue_acked_total", "Queue entries acknowledged (in the catalog, or rejected for good).",
           queue_acked.get());
   counter("logsift_alerts_taken_over_total", "Alerts taken over from a replica that stopped holding them (store: redis).",
@@ -171,6 +176,9 @@ std::string Metrics::prometheus() const {
   gauge("logsift_alerts_held", "Alerts held in memory until the outbox can take them (a storage fault).",
         alerts_held.get());
   gauge("logsift_alert_rules", "Alert rules evaluated (the union over subscriptions).", alert_rules.get());
+  gauge("logsift_multiline_open_events", "Events open on line inputs, waiting for their next line or quiet time.",
+        multiline_open_events.get());
+  gauge("logsift_multiline_open_bytes", "Bytes held by the open events of line inputs.", multiline_open_bytes.get());
   gauge("logsift_inflight_batches", "Batches admitted to the pipeline and not finished.", inflight_batches.get());
   gauge("logsift_inflight_lines", "Lines admitted to the pipeline and not finished.", inflight_lines.get());
   o << "# HELP logsift_stage_queue_batches Batches waiting for a pipeline stage.\n"

@@ -149,6 +149,10 @@ struct Metrics {
   Counter alerts_taken_over;
   // Queue ingest (redis_ingest_stream): entries read, entries acknowledged.
   Counter queue_lines;
+  Counter multiline_events;     // events assembled from two lines or more (pipeline/ingest/multiline.h)
+  Counter multiline_truncated;  // events cut at multiline_max_lines / multiline_max_bytes
+  Gauge multiline_open_bytes;   // bytes the open events of every source hold
+  Gauge multiline_open_events;  // events open (waiting for their next line or their quiet time)
   Counter queue_acked;
   Counter alert_claims_lost;
   Counter redis_data_lost;  // times the deployment marker was found gone (Redis lost its data)

@@ -53,12 +53,26 @@ enum class RecordFailure : uint8_t {
   kInternal,          // a stage failed on it
 };
 
+// An event's stack trace between the analysis and the end of the model
+// stages (pipeline/stages/trace.h): the analysis clusters the head statement
+// alone, then the pipeline gives the event its own template and id.
+struct EventTrace {
+  std::string_view text;     // the whole event: the record's text again once finished
+  uint64_t fingerprint = 0;  // its exception types and frames
+  bool head_counts = false;  // the head statement's id is part of the event's
+  std::string summary;       // the template's part after the head statement
+};
+
 struct Record {
   std::string_view text;  // the message (see the zero-copy note above)
   Labels labels;
   std::string error;      // why it has no result: skipped by every stage, replied as {"error"}
   RecordFailure failure = RecordFailure::kNone;  // set with error
   int64_t received_ms = 0;
+  // The input lines this record stands for: an event assembled from several
+  // lines (pipeline/ingest/multiline.h) answers each of them with its result.
+  uint32_t lines = 1;
+  uint32_t tag = 0;  // the caller's number for the input it came from (EventAssembler::track)
 
   // Results, set once the line is clustered.
   TemplateRef tmpl;                // keeps template_text alive
@@ -73,6 +87,7 @@ struct Record {
   uint8_t pending = 0;                  // kNeedDenoise / kNeedEmbed (stages/templater.h) still to do
   std::string new_template;             // kNeedEmbed: the template the encoder must embed
   int32_t format = -1;                  // a format bank match: its format (tok_end then ends the prefix)
+  std::shared_ptr<const EventTrace> trace;  // a stack trace's event, while its head is analysed
 
   bool ok() const { return error.empty(); }
   void fail(RecordFailure why, std::string message) {
@@ -102,6 +117,7 @@ struct Batch {
   // Tokens of every record (Record::tok_begin/tok_end), one allocation per batch.
   std::vector<Token> tokens;
   uint8_t pending = 0;  // union of the records' pending bits
+  bool traces = false;  // some record carries an EventTrace (Pipeline finishes them)
   // Set by the state stage when the store refused the lines (a shared store
   // unreachable and its write buffer full, a disk full or read-only, writes
   // closed during a migration): the request is answered by its status (503
@@ -116,11 +132,13 @@ struct Batch {
   // Copies `s` into the batch's arena; the view stays valid while the batch lives.
   std::string_view keep(std::string_view s);
 
-  // Records the store refused (RecordFailure::kStoreUnavailable).
+  // Input lines the store refused (RecordFailure::kStoreUnavailable; an
+  // event's record counts each of its lines).
   size_t refused() const {
-    return static_cast<size_t>(std::count_if(records.begin(), records.end(), [](const Record& r) {
-      return r.failure == RecordFailure::kStoreUnavailable;
-    }));
+    size_t n = 0;
+    for (const auto& r : records)
+      if (r.failure == RecordFailure::kStoreUnavailable) n += r.lines;
+    return n;
   }
   // Number of records without an error (what the stages will process).
   size_t live() const {

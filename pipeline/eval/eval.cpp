@@ -6,6 +6,7 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <set>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -319,6 +320,82 @@ double parsing_accuracy(const std::vector<std::string>& truth_templates,
     return static_cast<double>(correct) / static_cast<double>(n);
 }
 
+namespace {
+
+// GA over the items `pick` selects.
+double ga_over(const std::vector<std::string>& truth, const std::vector<uint64_t>& ids, const std::vector<bool>& pick) {
+    std::vector<std::string> t;
+    std::vector<uint64_t> p;
+    for (size_t i = 0; i < truth.size(); ++i)
+        if (pick[i]) {
+            t.push_back(truth[i]);
+            p.push_back(ids[i]);
+        }
+    return t.empty() ? 0.0 : grouping_accuracy(t, p);
+}
+
+EventScores score_events(const CsvTable& table, int event_col, const std::vector<std::string>& lines,
+                         const std::vector<std::string>& truth, const std::vector<uint64_t>& ids,
+                         const EvalOptions& opts, const std::string& csv_path) {
+    EventScores s;
+    // Events: runs of rows with one Event number.
+    std::vector<size_t> first;  // row where each event starts
+    for (size_t i = 0; i < table.rows.size(); ++i)
+        if (i == 0 || table.rows[i][event_col] != table.rows[i - 1][event_col]) first.push_back(i);
+    s.events = first.size();
+    std::vector<bool> in_trace(lines.size(), false);
+    std::vector<std::string> event_truth;
+    std::vector<bool> event_is_trace;
+    std::vector<std::string> event_texts;
+    std::set<std::string> faults;
+    for (size_t e = 0; e < first.size(); ++e) {
+        const size_t end = e + 1 < first.size() ? first[e + 1] : lines.size();
+        const bool trace = end - first[e] > 1;
+        std::string text;
+        for (size_t i = first[e]; i < end; ++i) {
+            in_trace[i] = trace;
+            if (i > first[e]) text += '\n';
+            text += lines[i];
+        }
+        if (trace) {
+            ++s.trace_events;
+            s.trace_lines += end - first[e];
+            faults.insert(truth[first[e]]);
+        }
+        event_truth.push_back(truth[first[e]]);
+        event_is_trace.push_back(trace);
+        event_texts.push_back(std::move(text));
+    }
+    s.trace_faults = faults.size();
+    std::vector<bool> single(in_trace.size());
+    for (size_t i = 0; i < in_trace.size(); ++i) single[i] = !in_trace[i];
+    s.ga_trace_lines = ga_over(truth, ids, in_trace);
+    s.ga_single_lines = ga_over(truth, ids, single);
+    std::set<uint64_t> trace_ids;
+    for (size_t i = 0; i < ids.size(); ++i)
+        if (in_trace[i]) trace_ids.insert(ids[i]);
+    s.trace_ids = trace_ids.size();
+    if (opts.whole) {
+        const std::vector<Prediction> whole = opts.whole(event_texts);
+        if (whole.size() != event_texts.size())
+            throw std::runtime_error("clusterer returned " + std::to_string(whole.size()) + " predictions for " +
+                                     std::to_string(event_texts.size()) + " events of " + csv_path);
+        std::vector<uint64_t> wids;
+        std::set<uint64_t> wtrace;
+        for (size_t e = 0; e < whole.size(); ++e) {
+            wids.push_back(whole[e].cluster_id);
+            if (event_is_trace[e]) wtrace.insert(whole[e].cluster_id);
+        }
+        s.whole = true;
+        s.ga_whole = grouping_accuracy(event_truth, wids);
+        s.ga_whole_traces = ga_over(event_truth, wids, event_is_trace);
+        s.whole_trace_ids = wtrace.size();
+    }
+    return s;
+}
+
+}  // namespace
+
 EvalReport evaluate_dir(const std::string& dir, const ClusterFn& fn, const EvalOptions& opts) {
     namespace fs = std::filesystem;
     const std::string index_path = (fs::path(dir) / "datasets.json").string();
@@ -363,7 +440,8 @@ EvalReport evaluate_dir(const std::string& dir, const ClusterFn& fn, const EvalO
             truth.push_back(row[template_col]);
         }
 
-        const std::vector<Prediction> preds = fn(lines);
+        const int event_col = table.column("Event");
+        const std::vector<Prediction> preds = event_col >= 0 && opts.lines ? opts.lines(lines) : fn(lines);
         if (preds.size() != lines.size()) {
             throw std::runtime_error("clusterer returned " + std::to_string(preds.size()) +
                                      " predictions for " + std::to_string(lines.size()) +
@@ -388,6 +466,7 @@ EvalReport evaluate_dir(const std::string& dir, const ClusterFn& fn, const EvalO
         score.ga_template = grouping_accuracy(truth, template_ids);
         score.pa = parsing_accuracy(truth, templates);
         score.why = explain(truth, ids, lines, templates, opts.explain, opts.parts);
+        if (event_col >= 0) score.events = score_events(table, event_col, lines, truth, ids, opts, csv_path);
         report.datasets.push_back(std::move(score));
     }
 
@@ -428,6 +507,26 @@ std::string format_table(const EvalReport& r) {
     out += rule;
     // Averages are unweighted per dataset, so no line count on this row.
     out += row("Average", "", format_fixed4(r.avg_ga), format_fixed4(r.avg_ga_template), format_fixed4(r.avg_pa));
+    // Sets of multi-line events: how the traces fared, line by line and whole.
+    bool any = false;
+    for (const auto& d : r.datasets) any = any || d.events.has_value();
+    if (!any) return out;
+    out += "\nMulti-line events (lines of one event share its id; trace = an event of 2+ lines):\n";
+    out += pad_right("Dataset", name_w) + "  " + pad_left("Events", 7) + "  " + pad_left("Traces", 7) + "  " +
+           pad_left("TrLines", 7) + "  " + pad_left("GA(trace lines)", 15) + "  " + pad_left("GA(single)", 10) + "  " +
+           pad_left("ids/faults", 10) + "  " + pad_left("GA(whole traces)", 16) + "  " + pad_left("ids/faults whole", 16) +
+           "\n";
+    for (const auto& d : r.datasets) {
+        if (!d.events) continue;
+        const EventScores& e = *d.events;
+        out += pad_right(d.name, name_w) + "  " + pad_left(std::to_string(e.events), 7) + "  " +
+               pad_left(std::to_string(e.trace_events), 7) + "  " + pad_left(std::to_string(e.trace_lines), 7) + "  " +
+               pad_left(format_fixed4(e.ga_trace_lines), 15) + "  " + pad_left(format_fixed4(e.ga_single_lines), 10) +
+               "  " + pad_left(std::to_string(e.trace_ids) + "/" + std::to_string(e.trace_faults), 10) + "  " +
+               pad_left(e.whole ? format_fixed4(e.ga_whole_traces) : "-", 16) + "  " +
+               pad_left(e.whole ? std::to_string(e.whole_trace_ids) + "/" + std::to_string(e.trace_faults) : "-", 16) +
+               "\n";
+    }
     return out;
 }
 
@@ -504,6 +603,22 @@ nlohmann::json to_json(const EvalReport& r) {
                         {"split_causes", std::move(causes)},
                         {"splits", std::move(splits)},
                         {"merges", std::move(merges)}};
+        if (d.events) {
+            const EventScores& ev = *d.events;
+            nlohmann::json j = {{"events", ev.events},
+                                {"trace_events", ev.trace_events},
+                                {"trace_lines", ev.trace_lines},
+                                {"ga_trace_lines", ev.ga_trace_lines},
+                                {"ga_single_lines", ev.ga_single_lines},
+                                {"trace_ids", ev.trace_ids},
+                                {"trace_faults", ev.trace_faults}};
+            if (ev.whole) {
+                j["ga_whole"] = ev.ga_whole;
+                j["ga_whole_traces"] = ev.ga_whole_traces;
+                j["whole_trace_ids"] = ev.whole_trace_ids;
+            }
+            sets[d.name]["multiline"] = std::move(j);
+        }
     }
     return {{"datasets", std::move(sets)},
             {"avg_ga", r.avg_ga},

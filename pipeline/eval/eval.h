@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -102,17 +103,43 @@ Explanation explain(const std::vector<std::string>& truth_groups, const std::vec
                     const std::vector<std::string>& lines, const std::vector<std::string>& templates,
                     size_t top, size_t parts);
 
+// A set whose csv has an "Event" column: its lines form events (the lines of
+// one event share its number; a stack trace's lines one event), scored as
+// they arrive line by line and, when EvalOptions::whole is given, as whole
+// events posted at once.
+struct EventScores {
+    size_t events = 0;
+    size_t trace_events = 0, trace_lines = 0;  // events of two lines or more, and their lines
+    double ga_trace_lines = 0;   // GA over the trace lines alone (each labelled with its event's truth)
+    double ga_single_lines = 0;  // GA over the other lines
+    size_t trace_ids = 0;        // distinct cluster ids the trace lines got
+    size_t trace_faults = 0;     // distinct true events among the trace events
+    bool whole = false;          // scored whole too:
+    double ga_whole = 0;         // GA over events, one text each
+    double ga_whole_traces = 0;  // the same over trace events alone
+    size_t whole_trace_ids = 0;  // distinct ids the trace events got whole
+};
+
 struct DatasetScore {
     std::string name;
     double ga = 0, pa = 0;
     double ga_template = 0;  // GA of template_id: what the encoder + LSH start from
     size_t lines = 0;
     Explanation why;  // of the cluster-id GA
+    std::optional<EventScores> events;
 };
 
 struct EvalOptions {
     size_t explain = 3;  // splits and merges kept per set (0: none)
     size_t parts = 3;    // pieces shown per split or merge
+    // For sets with an "Event" column: their lines as a line input receives
+    // them, one by one (the clusterer joins a trace's lines into events and
+    // gives each line its event's prediction). Empty: `fn`.
+    ClusterFn lines;
+    // For those sets too: each event's Content lines joined by '\n', one
+    // text per event -> one prediction per event. Empty: events are scored
+    // only line by line.
+    ClusterFn whole;
 };
 
 struct EvalReport {

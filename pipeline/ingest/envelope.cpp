@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "pipeline/core/text.h"
+#include "pipeline/ingest/multiline.h"
 #include "pipeline/ingest/structured.h"
 
 namespace logsift {
@@ -60,7 +61,9 @@ std::optional<EnvelopeError> check_text(std::string_view text, const Config& c) 
   return std::nullopt;
 }
 
-std::optional<EnvelopeError> record_from_object(const json& obj, const Config& c, Batch& batch, Record* out) {
+namespace {
+
+std::optional<EnvelopeError> object_envelope(const json& obj, const Config& c, Batch& batch, Record* out) {
   if (!obj.is_object()) return EnvelopeError{Reject::kWrongType, "each item must be a JSON object"};
   auto it = obj.find("text");
   if (it == obj.end()) return EnvelopeError{Reject::kMissingText, "missing 'text'"};
@@ -69,11 +72,32 @@ std::optional<EnvelopeError> record_from_object(const json& obj, const Config& c
   if (auto e = check_text(text, c)) return e;
   if (auto e = read_labels(obj, c, &out->labels)) return e;
   out->text = batch.keep(text);
-  apply_structured(*out, c, batch);
+  return std::nullopt;
+}
+
+// Records of one request that may be the lines of events (NDJSON lines,
+// "texts"): joined as a line input joins them, in order.
+void assemble(std::vector<Record>& records, const Config& c, Batch& batch) {
+  EventAssembler events(c);
+  for (auto& r : records) events.add(std::move(r), batch);
+  events.flush(batch);
+}
+
+}  // namespace
+
+std::optional<EnvelopeError> record_from_object(const json& obj, const Config& c, Batch& batch, Record* out) {
+  if (auto e = object_envelope(obj, c, batch, out)) return e;
+  normalize_event_text(*out, c, batch);
   return std::nullopt;
 }
 
 std::optional<EnvelopeError> record_from_line(std::string_view line, const Config& c, Batch& batch, Record* out) {
+  if (auto e = record_from_envelope(line, c, batch, out)) return e;
+  normalize_event_text(*out, c, batch);
+  return std::nullopt;
+}
+
+std::optional<EnvelopeError> record_from_envelope(std::string_view line, const Config& c, Batch& batch, Record* out) {
   if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
   if (line.size() > static_cast<size_t>(c.max_line_bytes)) return check_text(line, c);
   if (!line.empty() && line.front() == '{') {
@@ -104,14 +128,12 @@ std::optional<EnvelopeError> record_from_line(std::string_view line, const Confi
         if (auto lt = obj.find(lk); lt != obj.end())
           if (auto e = add_label(lk, *lt, c, &out->labels)) return e;
       out->text = batch.keep(text);
-      apply_structured(*out, c, batch);
       return std::nullopt;
     }
     // Not a JSON object after all: a plain line that starts with '{'.
   }
   if (auto e = check_text(line, c)) return e;
   out->text = line;
-  apply_structured(*out, c, batch);
   return std::nullopt;
 }
 
@@ -158,24 +180,26 @@ void reject_record(Record& r, const EnvelopeError& e) {
 
 std::optional<EnvelopeError> batch_from_ndjson(std::string_view body, const Config& c, int64_t received_ms,
                                                Batch& batch) {
+  std::vector<Record> lines;
   while (!body.empty()) {
     auto nl = body.find('\n');
     std::string_view line = body.substr(0, nl);
     body.remove_prefix(nl == std::string_view::npos ? body.size() : nl + 1);
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (line.find_first_not_of(" \t") == std::string_view::npos) continue;  // blank lines separate nothing
-    if (static_cast<int>(batch.records.size()) >= c.max_lines_per_request)
+    if (static_cast<int>(lines.size()) >= c.max_lines_per_request)
       return EnvelopeError{Reject::kTooManyLines,
                            "more than max_lines_per_request (" + std::to_string(c.max_lines_per_request) + ") lines"};
-    Record& r = batch.records.emplace_back();
+    Record& r = lines.emplace_back();
     r.received_ms = received_ms;
     json obj = json::parse(line, nullptr, false);
     std::optional<EnvelopeError> e;
     if (obj.is_discarded()) e = EnvelopeError{Reject::kMalformedJson, "line is not valid JSON"};
-    else e = record_from_object(obj, c, batch, &r);
+    else e = object_envelope(obj, c, batch, &r);
     if (e) reject_record(r, *e);  // per-line error at its position; the rest still runs
   }
-  if (batch.records.empty()) return EnvelopeError{Reject::kMissingText, "empty NDJSON body"};
+  if (lines.empty()) return EnvelopeError{Reject::kMissingText, "empty NDJSON body"};
+  assemble(lines, c, batch);
   return std::nullopt;
 }
 
@@ -195,16 +219,18 @@ std::optional<EnvelopeError> batch_from_json(std::string_view text, const Config
       return EnvelopeError{Reject::kTooManyLines,
                            "more than max_lines_per_request (" + std::to_string(c.max_lines_per_request) + ") texts"};
     json shared_labels = body.contains("labels") ? body["labels"] : json();
+    std::vector<Record> lines;
     for (size_t i = 0; i < texts.size(); ++i) {
       json item = texts[i].is_string() ? json{{"text", texts[i]}} : texts[i];
       if (item.is_object() && !item.contains("labels") && !shared_labels.is_null()) item["labels"] = shared_labels;
-      Record& r = batch.records.emplace_back();
+      Record& r = lines.emplace_back();
       r.received_ms = received_ms;
-      if (auto e = record_from_object(item, c, batch, &r)) {
+      if (auto e = object_envelope(item, c, batch, &r)) {
         // A JSON batch is one document: reject it whole, naming the item.
         return EnvelopeError{e->reason, "texts[" + std::to_string(i) + "]: " + e->message};
       }
     }
+    assemble(lines, c, batch);
   } else {
     Record& r = batch.records.emplace_back();
     r.received_ms = received_ms;

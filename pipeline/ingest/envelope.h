@@ -35,8 +35,12 @@ std::optional<EnvelopeError> record_from_object(const nlohmann::json& obj, const
 // TCP form: a JSON object line (message under message/msg/log/text; labels
 // under "labels" or top-level service/level/host) or else a plain text line.
 // A trailing '\r' is removed. A plain line is not copied: `line` must point
-// into storage the batch owns (Batch::adopt / Batch::keep).
+// into storage the batch owns (Batch::adopt / Batch::keep). Structured
+// extraction applied (normalize_event_text).
 std::optional<EnvelopeError> record_from_line(std::string_view line, const Config& c, Batch& batch, Record* out);
+// The same without structured extraction: what the multi-line assembler
+// (pipeline/ingest/multiline.h) reads a line's form from.
+std::optional<EnvelopeError> record_from_envelope(std::string_view line, const Config& c, Batch& batch, Record* out);
 
 // POST /inferences bodies. NDJSON: one JSON object per line, blank lines
 // skipped; a bad line is rejected in its place and the others still run;

@@ -32,6 +32,19 @@ int month_index(std::string_view m) {
 
 namespace {
 
+// The MSG as sent: its indentation kept (the indented frame lines of a
+// stack trace need it to be told from other lines), trailing blanks
+// dropped; blanks alone: empty. One leading space alone is a relay's
+// separator, not indentation: rsyslog's %msg% of a message it received as
+// RFC 3164 keeps the space after "tag:".
+std::string_view message_text(std::string_view m) {
+  const std::string_view t = text::trim_blanks(m);
+  if (t.empty()) return t;
+  m = m.substr(0, static_cast<size_t>(t.data() - m.data()) + t.size());
+  if (m.size() >= 2 && m[0] == ' ' && !text::is_blank(m[1])) m.remove_prefix(1);
+  return m;
+}
+
 constexpr size_t kMaxHeaderField = 255;
 
 bool printusascii(char c) { return c >= 33 && c <= 126; }
@@ -195,7 +208,7 @@ bool parse_5424(std::string_view s, size_t i, SyslogMessage* out, const SyslogPa
     msg = s.substr(i + 1);
     if (msg.size() >= 3 && msg.substr(0, 3) == "\xEF\xBB\xBF") msg.remove_prefix(3);
   }
-  out->message = text::trim_blanks(msg);
+  out->message = message_text(msg);
   return true;
 }
 
@@ -367,7 +380,12 @@ void parse_3164(std::string_view s, size_t i, SyslogMessage* out, int64_t now_ms
   } else if (have_ts && !word.empty() && w == std::string_view::npos) {
     // "Nov 23 04:24:00 word": a bare word is the message.
   }
-  out->message = text::trim_blanks(rest);
+  if (!out->app_name.empty() && !rest.empty() && rest[0] == ' ') {
+    // After the TAG, one space; what follows is the message as sent.
+    out->message = message_text(rest.substr(1));
+  } else {
+    out->message = text::trim_blanks(rest);
+  }
 }
 
 }  // namespace

@@ -7,6 +7,8 @@
 #include "pipeline/stages/denoiser.h"
 #include "pipeline/stages/format_bank.h"
 #include "pipeline/stages/template_caches.h"
+#include "pipeline/stages/trace.h"
+#include "lsh/lsh.h"
 
 namespace logsift {
 namespace {
@@ -40,6 +42,28 @@ void Analyzer::analyze(Batch& b) {
     if (!r.ok()) continue;
     r.pending = 0;
     r.format = -1;
+    if (r.text.find('\n') != std::string_view::npos && !r.trace) {
+      // An event with a runtime's stack trace: its id is its fault
+      // (pipeline/stages/trace.h). The head statement is analysed as any
+      // line; the pipeline then joins it with the trace.
+      TraceIdentity t = trace_identity(r.text, premasker_);
+      if (t.trace) {
+        if (t.head_in_trace) {
+          const uint64_t tid = lsh::stable_hash64(t.summary);
+          r.set_template(std::make_shared<TemplateInfo>(
+              TemplateInfo{std::move(t.summary), tid, event_cluster_id(0, t.fingerprint)}));
+          continue;
+        }
+        auto et = std::make_shared<EventTrace>();
+        et->text = r.text;
+        et->fingerprint = t.fingerprint;
+        et->head_counts = t.head_counts;
+        et->summary = std::move(t.summary);
+        r.text = r.text.substr(0, r.text.find('\n'));
+        r.trace = std::move(et);
+        b.traces = true;
+      }
+    }
     premasker_.find(r.text, &spans);
     const bool cacheable = line_cacheable(r.text);
     if (cacheable) {

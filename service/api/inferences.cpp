@@ -93,18 +93,19 @@ void handle_inferences(AppContext& ctx, AnyExecutor ex, HttpRequest&& req, Respo
               std::string out;
               out.reserve(b.records.size() * 160 + 16);
               if (shape == ParsedInference::Shape::kNdjson) {
-                for (const auto& r : b.records) {
-                  append_result_json(r, true, &out);
-                  out += '\n';
-                }
+                // One result per input line: the lines of an event share its result.
+                for (const auto& r : b.records) append_line_results(r, true, &out);
                 return make_response(version, keep_alive, http::status::ok, std::move(out), "application/x-ndjson");
               }
               if (shape == ParsedInference::Shape::kList) {
                 out += "{\"results\":[";
-                for (size_t i = 0; i < b.records.size(); ++i) {
-                  if (i) out += ',';
-                  append_result_json(b.records[i], true, &out);
-                }
+                bool first = true;
+                for (const auto& r : b.records)
+                  for (uint32_t k = 1; k <= r.lines; ++k) {
+                    if (!first) out += ',';
+                    first = false;
+                    append_result_json(r, true, &out, k);
+                  }
                 out += "]}\n";
                 return make_response(version, keep_alive, http::status::ok, std::move(out));
               }

@@ -13,11 +13,13 @@
 // 4xx with a JSON reason; an entry that fails alone is counted and reported
 // the protocol's way (OTLP partial_success, a failed bulk item, a Loki 400
 // when nothing at all was usable).
+#include <map>
 #include <optional>
 
 #include "pipeline/core/metrics.h"
 #include "pipeline/core/time.h"
 #include "pipeline/ingest/envelope.h"
+#include "pipeline/ingest/multiline.h"
 #include "service/api/bulk.h"
 #include "service/api/ingest_entry.h"
 #include "service/api/loki.h"
@@ -46,7 +48,13 @@ HttpResponse ingest_error(const HttpRequest& req, const IngestError& e) {
 }
 
 // Turns entries into records. entry_record[i] is the record index of entry i,
-// or -1 when the entry was rejected (its reason in *why when given).
+// or -1 when the entry was rejected (its reason in *why when given). Each
+// stream (the entries with one set of labels: a Loki stream, an OTLP
+// resource, a bulk index's source) is a source whose lines may be a stack
+// trace's: they become one event (pipeline/ingest/multiline.h), and each of
+// its entries maps to the event's record. An event is never held past the
+// request: its reply would wait for the shipper's next batch, which it sends
+// only after this reply.
 std::unique_ptr<Batch> batch_from_entries(const Config& c, std::vector<IngestEntry>& entries,
                                           std::vector<int>* entry_record, std::vector<std::string>* why) {
   auto batch = std::make_unique<Batch>();
@@ -54,6 +62,7 @@ std::unique_ptr<Batch> batch_from_entries(const Config& c, std::vector<IngestEnt
   const int64_t t = now_ms();
   entry_record->assign(entries.size(), -1);
   if (why) why->assign(entries.size(), std::string());
+  std::map<Labels, std::unique_ptr<EventAssembler>> streams;
   for (size_t i = 0; i < entries.size(); ++i) {
     IngestEntry& e = entries[i];
     if (auto err = check_text(e.message, c)) {
@@ -61,13 +70,19 @@ std::unique_ptr<Batch> batch_from_entries(const Config& c, std::vector<IngestEnt
       if (why) (*why)[i] = err->message;
       continue;
     }
-    Record& r = batch->records.emplace_back();
+    auto& events = streams[e.labels];
+    if (!events) {
+      events = std::make_unique<EventAssembler>(c);
+      events->track(entry_record);
+    }
+    Record r;
     r.received_ms = t;
     r.text = batch->keep(e.message);
     r.labels = std::move(e.labels);
-    apply_structured(r, c, *batch);
-    (*entry_record)[i] = static_cast<int>(batch->records.size() - 1);
+    r.tag = static_cast<uint32_t>(i);
+    events->add(std::move(r), *batch);
   }
+  for (auto& [labels, events] : streams) events->flush(*batch);
   return batch;
 }
 

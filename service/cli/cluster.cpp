@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "pipeline/ingest/envelope.h"
+#include "pipeline/ingest/multiline.h"
 #include "pipeline/pipeline.h"
 #include "pipeline/reply_json.h"
 #include "service/cli/cli.h"
@@ -68,10 +69,7 @@ int cmd_cluster(const Args& a) {
       done.erase(written);
       lock.unlock();
       out.clear();
-      for (const auto& r : b->records) {
-        logsift::append_result_json(r, false, &out);
-        out += '\n';
-      }
+      for (const auto& r : b->records) logsift::append_line_results(r, false, &out);
       std::fwrite(out.data(), 1, out.size(), stdout);
       b.reset();
       lock.lock();
@@ -83,6 +81,9 @@ int cmd_cluster(const Args& a) {
   constexpr size_t kChunk = 1 << 19;
   std::string carry;  // a line split across two chunks
   bool eof = false;
+  // The file is one source: the lines of a stack trace become one event
+  // (pipeline/ingest/multiline.h), and each of them prints the event's result.
+  logsift::EventAssembler events(a.config);
   while (!eof) {
     std::string buf(kChunk, '\0');
     size_t n = std::fread(buf.data(), 1, buf.size(), in);
@@ -91,8 +92,8 @@ int cmd_cluster(const Args& a) {
     auto batch = std::make_unique<logsift::Batch>();
     std::string_view chunk = batch->adopt(std::move(buf));
     auto add = [&](std::string_view line) {
-      auto& r = batch->records.emplace_back();
-      if (auto e = logsift::record_from_line(line, a.config, *batch, &r)) logsift::reject_record(r, *e);
+      ++lines;
+      events.add_line(line, 0, *batch);
     };
     while (!chunk.empty()) {
       auto nl = chunk.find('\n');
@@ -110,8 +111,9 @@ int cmd_cluster(const Args& a) {
       chunk.remove_prefix(nl + 1);
     }
     if (eof && !carry.empty()) add(batch->keep(carry));  // a last line without '\n'
+    if (eof) events.flush(*batch);
+    events.detach();  // the open event waits for the next chunk, out of this one's buffer
     if (batch->records.empty()) continue;
-    lines += batch->records.size();
     {
       std::unique_lock lock(mu);
       cv.wait(lock, [&] { return submitted - written < window; });

@@ -5,6 +5,7 @@
 
 #include "pipeline/eval/eval.h"
 #include "pipeline/ingest/envelope.h"
+#include "pipeline/ingest/multiline.h"
 #include "pipeline/ingest/structured.h"
 #include "pipeline/pipeline.h"
 #include "service/cli/cli.h"
@@ -53,6 +54,30 @@ int cmd_eval(const Args& a) {
     out.reserve(records.size());
     for (const auto& r : records) out.push_back({r.cluster_id, std::string(r.template_text), r.template_id});
     return out;
+  };
+  auto predictions = [](const logsift::Results& records) {
+    std::vector<logsift::eval::Prediction> out;
+    for (const auto& r : records)
+      for (uint32_t k = 0; k < r.lines; ++k) out.push_back({r.cluster_id, std::string(r.template_text), r.template_id});
+    return out;
+  };
+  // Sets of multi-line events: line by line as a line input assembles them
+  // (pipeline/ingest/multiline.h), and whole, as HTTP or OTLP bring them.
+  opts.lines = [&](const std::vector<std::string>& lines) {
+    auto b = std::make_unique<logsift::Batch>();
+    logsift::EventAssembler events(a.config);
+    for (const auto& l : lines) events.add_line(b->keep(l), 0, *b);
+    events.flush(*b);
+    return predictions(pipeline.run(std::move(b)));
+  };
+  opts.whole = [&](const std::vector<std::string>& texts) {
+    auto b = std::make_unique<logsift::Batch>();
+    for (const auto& t : texts) {
+      auto& r = b->records.emplace_back();
+      r.text = b->keep(t);
+      logsift::normalize_event_text(r, a.config, *b);
+    }
+    return predictions(pipeline.run(std::move(b)));
   };
   auto report = logsift::eval::evaluate_dir(a.positional[0], fn, opts);
   pipeline.stop();

@@ -6,6 +6,7 @@
 #include "pipeline/core/thread_name.h"
 #include "pipeline/core/time.h"
 #include "pipeline/ingest/envelope.h"
+#include "pipeline/ingest/multiline.h"
 #include "pipeline/pipeline.h"
 
 namespace logsift {
@@ -129,21 +130,29 @@ void RedisQueueIngest::process(std::vector<Entry>& entries) {
   auto batch = std::make_unique<Batch>();
   const int64_t received = now_ms();
   batch->records.reserve(entries.size());
-  for (auto& e : entries) {
-    Record& r = batch->records.emplace_back();
+  // The stream's entries, in order, are one source: the lines of a stack
+  // trace become one event (pipeline/ingest/multiline.h), cut at the end of
+  // what this read took; entry_record says which record answers each entry.
+  std::vector<int> entry_record(entries.size(), -1);
+  EventAssembler events(config_);
+  events.track(&entry_record);
+  for (size_t i = 0; i < entries.size(); ++i) {
+    auto& e = entries[i];
+    Record r;
     r.received_ms = received;
+    r.tag = static_cast<uint32_t>(i);
     if (!e.has_line) {
       reject_record(r, {Reject::kMissingText, "stream entry " + e.id + " has no 'line' field"});
       spdlog::warn("queue ingest: entry {} has no 'line' field; acknowledged and dropped", e.id);
-      continue;
-    }
-    if (auto err = record_from_line(batch->keep(e.line), config_, *batch, &r)) {
+    } else if (auto err = record_from_envelope(batch->keep(e.line), config_, *batch, &r)) {
       reject_record(r, *err);
       spdlog::warn("queue ingest: entry {} rejected: {}", e.id, err->message);
     }
+    events.add(std::move(r), *batch);
   }
+  events.flush(*batch);
   std::vector<bool> live(entries.size());
-  for (size_t i = 0; i < entries.size(); ++i) live[i] = batch->records[i].ok();
+  for (size_t i = 0; i < entries.size(); ++i) live[i] = batch->records[entry_record[i]].ok();
   if (batch->live() == 0) {
     for (const auto& e : entries) to_ack_.push_back(e.id);  // only rejections: nothing to wait for
     return;
@@ -159,7 +168,7 @@ void RedisQueueIngest::process(std::vector<Entry>& entries) {
   }
   size_t failed = 0;
   for (size_t i = 0; i < entries.size(); ++i) {
-    if (live[i] && !out[i].ok()) {  // failed inside the pipeline: not in the catalog, taken again later
+    if (live[i] && !out[static_cast<size_t>(entry_record[i])].ok()) {  // failed inside the pipeline: taken again later
       ++failed;
       continue;
     }

@@ -4,6 +4,7 @@
 
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/write.hpp>
 #include <boost/beast/core.hpp>
 #include <spdlog/spdlog.h>
@@ -12,6 +13,7 @@
 #include "pipeline/core/metrics.h"
 #include "pipeline/core/time.h"
 #include "pipeline/ingest/envelope.h"
+#include "pipeline/ingest/multiline.h"
 #include "pipeline/reply_json.h"
 #include "service/net/stream_session.h"
 
@@ -34,9 +36,12 @@ class TcpSession : public StreamSession<TcpSession> {
   }
 
   void maybe_finish() {
+    if (read_done_ && !reading_ && events_.open()) flush_open_event();  // the stream ended: so did its event
     if (!read_done_ || !pending_.empty() || writing_ || !write_queue_.empty() || reading_) return;
     if (closed_) return;
     closed_ = true;
+    quiet_.cancel();
+    note_open_event();
     close();
   }
 
@@ -64,7 +69,9 @@ class TcpSession : public StreamSession<TcpSession> {
         if (auto last = framer_.finish()) {
           auto batch = std::make_unique<Batch>();
           now_ = now_ms();
-          add_line(*batch, batch->keep(*last));
+          events_.add_line(batch->keep(*last), now_, *batch);
+          events_.flush(*batch);
+          note_open_event();
           submit(std::move(batch));
         }
       }
@@ -77,23 +84,54 @@ class TcpSession : public StreamSession<TcpSession> {
     // views into it; only a line split across two reads is copied.
     std::string_view chunk = batch->adopt(std::move(readbuf_));
     readbuf_ = std::string();
+    // The connection is one source: the lines of a stack trace become one
+    // event (pipeline/ingest/multiline.h); each line still gets a reply.
     const size_t lines = framer_.feed(
         chunk,
-        [&](std::string_view line, bool in_chunk) { add_line(*batch, in_chunk ? line : batch->keep(line)); },
+        [&](std::string_view line, bool in_chunk) { events_.add_line(in_chunk ? line : batch->keep(line), now_, *batch); },
         [&] {
-          Record& r = batch->records.emplace_back();
+          Record r;
           reject_record(r, {Reject::kLineTooLong,
                             "line over max_line_bytes (" + std::to_string(ctx_.config.max_line_bytes) + ")"});
+          events_.add(std::move(r), *batch);
         });
     metrics().tcp_lines.inc(lines);
+    events_.detach();  // an open event waits for the next read, out of this one's buffer
+    note_open_event();
     if (!batch->records.empty()) submit(std::move(batch));
+    arm_quiet_time();
     do_read();
   }
 
-  void add_line(Batch& batch, std::string_view line) {
-    Record& r = batch.records.emplace_back();
-    r.received_ms = now_;
-    if (auto e = record_from_line(line, ctx_.config, batch, &r)) reject_record(r, *e);
+  // The open event ends after a quiet time with no line of this connection:
+  // long for one that announced a trace, short for a plain line's (whose
+  // reply waits for it).
+  void arm_quiet_time() {
+    if (!events_.open()) return;
+    const uint64_t generation = ++reads_;
+    quiet_.expires_after(std::chrono::milliseconds(
+        events_.expecting() ? ctx_.config.multiline_timeout_ms : ctx_.config.multiline_short_timeout_ms));
+    quiet_.async_wait([self = shared_from_this(), generation](const beast::error_code& ec) {
+      if (ec || generation != self->reads_ || self->closed_) return;
+      self->flush_open_event();
+    });
+  }
+
+  void flush_open_event() {
+    auto batch = std::make_unique<Batch>();
+    events_.flush(*batch);
+    note_open_event();
+    if (!batch->records.empty()) submit(std::move(batch));
+  }
+
+  // logsift_multiline_open_events / _bytes: this connection's share.
+  void note_open_event() {
+    const int64_t open = events_.open() && !closed_ ? 1 : 0;
+    const int64_t bytes = closed_ ? 0 : static_cast<int64_t>(events_.open_bytes());
+    metrics().multiline_open_events.add(open - open_events_);
+    metrics().multiline_open_bytes.add(bytes - open_bytes_);
+    open_events_ = open;
+    open_bytes_ = bytes;
   }
 
   void submit(std::unique_ptr<Batch> batch) {
@@ -128,9 +166,11 @@ class TcpSession : public StreamSession<TcpSession> {
         std::string out;
         out.reserve(b->records.size() * 160);
         for (const auto& r : b->records) {
-          if (b->aborted) out += "{\"error\":\"shutting down\"}";
-          else append_result_json(r, true, &out);
-          out += '\n';
+          if (!b->aborted) {
+            append_line_results(r, true, &out);  // one reply per input line: an event's lines share its result
+            continue;
+          }
+          for (uint32_t k = 0; k < r.lines; ++k) out += "{\"error\":\"shutting down\"}\n";
         }
         write_queue_bytes_ += out.size();
         write_queue_.push_back(std::move(out));
@@ -163,6 +203,10 @@ class TcpSession : public StreamSession<TcpSession> {
 
   std::string readbuf_;
   LineFramer framer_{static_cast<size_t>(ctx_.config.max_line_bytes)};
+  EventAssembler events_{ctx_.config};
+  net::steady_timer quiet_{stream_.get_executor()};
+  uint64_t reads_ = 0;  // which read armed quiet_
+  int64_t open_events_ = 0, open_bytes_ = 0;  // what note_open_event() last counted
   int64_t now_ = 0;  // when the current chunk was read
   bool writing_ = false;
   bool closed_ = false;

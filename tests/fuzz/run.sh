@@ -24,7 +24,7 @@ flags=(-std=c++20 -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undef
        -I"$root" -I"$out/gen" -include utility)
 protoc --cpp_out="$out/gen" -I"$root/service/api/proto" "$root/service/api/proto/loki_push.proto" \
   "$root/service/api/proto/otlp_logs.proto"
-common=("$root"/pipeline/ingest/*.cpp "$root/pipeline/core/text.cpp" "$root/pipeline/core/time.cpp"
+common=("$root"/pipeline/ingest/*.cpp "$root/pipeline/core/text.cpp" "$root/pipeline/core/time.cpp" "$root/pipeline/core/severity.cpp"
         "$root/pipeline/core/metrics.cpp" "$root/pipeline/core/memory.cpp")
 build() {  # NAME SOURCES... -- LIBS...
   local name=$1; shift
@@ -57,12 +57,14 @@ build fuzz_eval "$here/fuzz_eval.cpp" "$root/pipeline/eval/eval.cpp" "$root/pipe
   "$root/pipeline/core/wildcards.cpp"
 build fuzz_slots "$here/fuzz_slots.cpp" "$root/pipeline/stages/slots.cpp" "$root/pipeline/stages/tokenizer.cpp" \
   "$root/pipeline/stages/premask_lexer.cpp" "${common[@]}" "${config[@]}" -lre2
+build fuzz_multiline "$here/fuzz_multiline.cpp" "$root/pipeline/stages/trace.cpp" "$root/pipeline/stages/tokenizer.cpp" \
+  "$root/pipeline/stages/premask_lexer.cpp" "$root/lsh/lsh.cpp" "${common[@]}" "${config[@]}" -lre2
 build fuzz_format_bank "$here/fuzz_format_bank.cpp" "$root/pipeline/stages/format_bank.cpp" "$root/lsh/lsh.cpp"
 build fuzz_bank_miner "$here/fuzz_bank_miner.cpp" "$root/pipeline/stages/bank_miner.cpp" \
   "$root/pipeline/stages/format_bank.cpp" "$root/lsh/lsh.cpp"
 
 status=0
-for t in ${FUZZ_TARGETS:-fuzz_syslog fuzz_structured fuzz_ingest fuzz_envelope fuzz_webhook fuzz_config fuzz_redis_url fuzz_counts fuzz_slots fuzz_eval fuzz_format_bank fuzz_bank_miner}; do
+for t in ${FUZZ_TARGETS:-fuzz_syslog fuzz_structured fuzz_ingest fuzz_envelope fuzz_webhook fuzz_config fuzz_redis_url fuzz_counts fuzz_slots fuzz_eval fuzz_format_bank fuzz_bank_miner fuzz_multiline}; do
   work="$out/corpus-$t"
   mkdir -p "$work"
   cp -n "$here/corpus/$t"/* "$work/" 2>/dev/null || true

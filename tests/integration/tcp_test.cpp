@@ -214,16 +214,33 @@ TEST_F(TcpApi, RepliesStayInOrderWhenLaterBatchesFinishFirst) {
   ASSERT_TRUE(reordered_before.has_value());
   const std::vector<std::string> seen = {"User alice logged in", "Disk /dev/sda1 is full"};
   for (const auto& t : seen) ASSERT_TRUE(is_inference_result(via_http(t)));
-  const std::vector<std::string> words = {"amber", "basalt", "cobalt", "dune", "ember", "fjord", "garnet",
-                                          "harbor", "indigo", "juniper", "kestrel", "lagoon"};
+  // Words no line had before: each costs the denoiser a first look, so a
+  // write of a few hundred such lines keeps its batch in the models for
+  // milliseconds, while a burst of seen lines needs none.
+  const std::vector<std::string> syllables = {"ka", "lo", "mi", "ren", "tor", "vas", "qui", "zel", "dor", "pha",
+                                              "nu", "ber", "sol", "gri", "wen", "tak"};
+  auto word = [&](uint64_t n) {
+    std::string w;
+    for (int k = 0; k < 4; ++k, n /= syllables.size()) w += syllables[n % syllables.size()];
+    return w;
+  };
   std::vector<std::string> sent;
-  for (int round = 0; round < 24; ++round) {
-    // A new template (two words no line had before), then seen lines, as
-    // separate writes: usually separate reads and batches on the server.
-    std::string fresh = "Migrating " + words[round % words.size()] + " vault to " +
-                        words[(round * 5 + 3) % words.size()] + " tier after rebalance";
-    ASSERT_TRUE(client_.send_all(fresh + "\n"));
-    sent.push_back(fresh);
+  for (int round = 0; round < 6; ++round) {
+    std::string slow;
+    for (int i = 0; i < 300; ++i) {
+      const uint64_t n = static_cast<uint64_t>(round) * 300 + static_cast<uint64_t>(i);
+      const std::string line = "Migrating " + word(n * 7 + 1) + " vault to " + word(n * 13 + 5) + " tier";
+      slow += line + "\n";
+      sent.push_back(line);
+    }
+    // The last line of a write waits for the next (it may begin a
+    // multi-line event): a seen line ends the slow write.
+    slow += seen[1] + "\n";
+    sent.push_back(seen[1]);
+    ASSERT_TRUE(client_.send_all(slow));
+    // Time is the input here: the server must have read the slow write
+    // before the burst arrives, or both are one read and one batch.
+    std::this_thread::sleep_for(Millis(3));
     std::string burst;
     for (int k = 0; k < 3; ++k) {
       burst += seen[k % 2] + "\n";
@@ -233,10 +250,21 @@ TEST_F(TcpApi, RepliesStayInOrderWhenLaterBatchesFinishFirst) {
   }
   std::vector<std::string> replies = client_.read_lines(sent.size(), Millis(60000));
   ASSERT_EQ(replies.size(), sent.size()) << client_.last_error();
+  // What each line gets over HTTP, in chunks.
+  std::vector<json> want;
+  for (size_t i = 0; i < sent.size(); i += 500) {
+    json texts = json::array();
+    for (size_t k = i; k < std::min(sent.size(), i + 500); ++k) texts.push_back(sent[k]);
+    HttpResponse r = post_json(http_, {{"texts", texts}});
+    ASSERT_EQ(r.status, 200) << r.describe();
+    const json body = r.json_body();
+    ASSERT_TRUE(body.contains("results")) << r.describe();
+    for (const auto& x : body["results"]) want.push_back(x);
+  }
+  ASSERT_EQ(want.size(), sent.size());
   int mismatches = 0;
   for (size_t i = 0; i < sent.size(); ++i) {
-    json want = via_http(sent[i]);
-    auto same = same_ids(json::parse(replies[i], nullptr, false), want);
+    auto same = same_ids(json::parse(replies[i], nullptr, false), want[i]);
     if (!same && ++mismatches <= 3) ADD_FAILURE() << "reply " << i << " (" << sent[i] << "): " << same.message();
   }
   EXPECT_EQ(mismatches, 0);
