@@ -346,6 +346,10 @@ void Pipeline::set_count_publisher(std::function<void(std::vector<CountDelta>&&)
   if (impl_->state) impl_->state->set_publisher(std::move(publisher));
 }
 
+void Pipeline::set_curation(const Curation* curation, std::function<void()> refresh) {
+  if (impl_->state) impl_->state->set_curation(curation, std::move(refresh));
+}
+
 void Pipeline::set_after_commit_hook(std::function<void()> hook) {
   if (impl_->state) impl_->state->set_after_commit_hook(std::move(hook));
 }

@@ -35,6 +35,7 @@ namespace logsift {
 
 class ClusterStore;
 class WriteGate;
+class Curation;
 struct CountDelta;
 
 // A finished batch, indexable like its records; it owns their bytes.
@@ -102,6 +103,8 @@ class Pipeline {
   // counts coming in (pipeline/store/redis_windows.h). The publisher is set
   // once, before traffic.
   void set_count_publisher(std::function<void(std::vector<CountDelta>&&)> publisher);
+  // StateStage::set_curation. Before traffic.
+  void set_curation(const Curation* curation, std::function<void()> refresh);
   // StateStage::set_after_commit_hook (a test-only seam). Before traffic.
   void set_after_commit_hook(std::function<void()> hook);
   void observe_remote(const std::vector<CountDelta>& deltas);

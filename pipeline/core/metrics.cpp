@@ -158,6 +158,10 @@ std::string Metrics::prometheus() const {
   counter("logsift_alerts_dropped_total",
           "Alerts dropped because the outbox could not take them and the in-memory hold was full.",
           alerts_dropped.get());
+  counter("logsift_alerts_muted_total", "Alerts of muted clusters, not sent (their lines are still counted).",
+          alerts_muted.get());
+  counter("logsift_curation_actions_total", "Curation actions (merge, name, mute, undo) taken through this replica.",
+          curation_actions.get());
   counter("logsift_alerts_dead_lettered_total", "Alerts moved to failed (dead letter).", alerts_dead_lettered.get());
   counter("logsift_delivery_wakeups_total", "Times the delivery worker looked at the outbox.", delivery_wakeups.get());
   counter("logsift_aggregator_evictions_total", "Clusters evicted from the aggregator's bounded state.",

@@ -157,6 +157,8 @@ struct Metrics {
   Counter alert_claims_lost;
   Counter redis_data_lost;  // times the deployment marker was found gone (Redis lost its data)
   Counter alerts_dropped;  // alerts held for an unwritable outbox and dropped at the bound
+  Counter alerts_muted;    // alerts of muted clusters, not sent (pipeline/store/curation.h)
+  Counter curation_actions;  // curation actions taken through this replica's API
   Gauge alerts_held;       // alerts held in memory until the outbox can take them
   Gauge redis_buffered_lines;
   Counter redis_buffer_rejected;

@@ -84,6 +84,15 @@ void StateStage::emit(std::vector<AlertEvent>& events) {
 }
 
 void StateStage::apply(std::vector<Batch*>& group) {
+  if (curation_) {
+    // Merged clusters: their lines are counted, stored, windowed and
+    // alerted under the cluster they joined, and replied with its id.
+    const auto cur = curation_->get();
+    if (!cur->merged_into.empty())
+      for (Batch* b : group)
+        for (auto& r : b->records)
+          if (r.ok()) r.cluster_id = cur->resolve(r.cluster_id);
+  }
   size_t clustered = 0;
   for (Batch* b : group)
     for (auto& r : b->records) clustered += r.ok();
@@ -262,6 +271,13 @@ void StateStage::refuse(std::vector<Batch*>& group, const Status& why) {
 }
 
 void StateStage::on_tick() {
+  if (refresh_curation_) {
+    try {
+      refresh_curation_();
+    } catch (const std::exception& e) {
+      spdlog::error("stage {}: reading the curation log: {} (the last one read stays in use)", name(), e.what());
+    }
+  }
   std::vector<AlertEvent> raised;
   if (catalog_) {
     // Writes buffered while the store was unreachable, with no traffic

@@ -22,6 +22,7 @@
 
 #include "config/config.h"
 #include "pipeline/core/stage.h"
+#include "pipeline/store/curation.h"
 #include "pipeline/stages/aggregator.h"
 #include "pipeline/store/cluster_store.h"
 #include "pipeline/store/write_gate.h"
@@ -50,6 +51,14 @@ class StateStage final : public BatchingStage {
   // crash-between-commits test ends the process there). Set before traffic;
   // never set in production.
   void set_after_commit_hook(std::function<void()> hook) { after_commit_ = std::move(hook); }
+  // Before traffic: the curation whose merges send a line to the cluster it
+  // joined (before the catalog, the windows and the alerts see it), and how
+  // to re-read it (each tick: another replica's edits take effect within
+  // about a second).
+  void set_curation(const Curation* curation, std::function<void()> refresh) {
+    curation_ = curation;
+    refresh_curation_ = std::move(refresh);
+  }
   // Another replica's counts: into the windows and rules, alerts to the sink
   // (any thread).
   void observe_remote(const std::vector<CountDelta>& deltas);
@@ -95,6 +104,8 @@ class StateStage final : public BatchingStage {
   uint64_t evictions_reported_ = 0;  // under mu_
   CountPublisher publisher_;
   std::function<void()> after_commit_;
+  const Curation* curation_ = nullptr;
+  std::function<void()> refresh_curation_;
 };
 
 AggregatorOptions aggregator_options(const Config& c);

@@ -99,6 +99,9 @@ SqliteCatalog::SqliteCatalog(const std::string& data_dir, int max_examples)
       " PRIMARY KEY(old_id, new_id)) WITHOUT ROWID;"
       "CREATE INDEX IF NOT EXISTS id_map_new ON id_map(new_id);");
   writer_->exec("UPDATE meta SET value = '2' WHERE key = 'schema_version' AND CAST(value AS INTEGER) < 2");
+  // Curation (pipeline/store/curation.h): a table an older release of schema 2
+  // leaves alone.
+  writer_->exec("CREATE TABLE IF NOT EXISTS curation(seq INTEGER PRIMARY KEY, action TEXT NOT NULL)");
   // alert_pending: 1 from the commit that created the cluster until its
   // new_cluster alerts are in the outbox (a separate database), so a crash
   // in between is repaired at the next start. Added to older catalogs here.
@@ -145,6 +148,7 @@ SqliteCatalog::SqliteCatalog(const std::string& data_dir, int max_examples)
         return SQLITE_OK;
       },
       this);
+  curation_db_ = std::make_unique<sqlite::Db>(path_, "catalog");
   checkpointer_db_ = std::make_unique<sqlite::Db>(path_, "catalog");
   // A connection learns that the database is in WAL mode only when it first
   // reads it; until then sqlite3_wal_checkpoint_v2 returns OK having done
@@ -429,6 +433,44 @@ std::vector<IdMapping> SqliteCatalog::migrated(uint64_t old_id) {
   q.bind(1, as_i64(old_id));
   while (q.step()) out.push_back({old_id, as_u64(q.col_int(0)), q.col_double(1)});
   return out;
+}
+
+std::vector<std::string> SqliteCatalog::curation_log() {
+  std::lock_guard lock(curation_mu_);
+  std::vector<std::string> out;
+  Stmt q(*curation_db_, "SELECT seq, action FROM curation ORDER BY seq");
+  while (q.step()) {
+    if (q.col_int(0) != static_cast<int64_t>(out.size()) + 1)
+      throw sqlite::Error("catalog: the curation log misses action " + std::to_string(out.size() + 1), SQLITE_CORRUPT);
+    out.push_back(q.col_text(1));
+  }
+  return out;
+}
+
+int64_t SqliteCatalog::curation_size() {
+  std::lock_guard lock(curation_mu_);
+  Stmt q(*curation_db_, "SELECT count(*) FROM curation");
+  q.step();
+  return q.col_int(0);
+}
+
+bool SqliteCatalog::append_curation(int64_t expected, const std::string& text) {
+  std::lock_guard lock(curation_mu_);
+  sqlite::Transaction tx(*curation_db_);  // immediate: the count and the insert see one log
+  int64_t have = 0;
+  {
+    Stmt n(*curation_db_, "SELECT count(*) FROM curation");
+    n.step();
+    have = n.col_int(0);
+  }
+  if (have != expected) return false;
+  {
+    Stmt ins(*curation_db_, "INSERT INTO curation(seq, action) VALUES(?1, ?2)");
+    ins.bind(1, expected + 1).bind(2, text);
+    ins.step();
+  }
+  tx.commit();
+  return true;
 }
 
 void SqliteCatalog::flush() {

@@ -74,6 +74,13 @@ class SqliteCatalog final : public Catalog {
   std::vector<StoredCluster> read_all() override;
   void commit_migration(const MigrationPlan& plan) override;
   std::vector<IdMapping> migrated(uint64_t old_id) override;
+
+  // CurationStore (a table of its own, written on a connection of its own:
+  // the API's threads append while the state thread writes clusters)
+  std::vector<std::string> curation_log() override;
+  int64_t curation_size() override;
+  bool append_curation(int64_t expected, const std::string& text) override;
+
   const std::string& path() const { return path_; }
   // The catalog schema this release writes; a file with a higher one was
   // written by a newer release and is refused (StoreTooNew).
@@ -86,6 +93,8 @@ class SqliteCatalog final : public Catalog {
   std::unique_ptr<sqlite::Stmt> upsert_, example_;  // prepared once, reused by apply()
   std::unique_ptr<sqlite::PreparedTransactions> tx_;
   std::mutex reader_mu_;
+  std::unique_ptr<sqlite::Db> curation_db_;  // under curation_mu_
+  std::mutex curation_mu_;
   // WAL checkpoints run here, not inside a commit: SQLite's automatic
   // checkpoint (every 1000 pages, fsync included) would stall the writer and
   // every reply waiting on it for milliseconds. Only when the WAL passes its

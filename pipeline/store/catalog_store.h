@@ -6,9 +6,10 @@
 
 #include "pipeline/store/cluster_store.h"
 #include "pipeline/store/contract_store.h"
+#include "pipeline/store/curation_store.h"
 
 namespace logsift {
 
-class Catalog : public ClusterStore, public ContractStore {};
+class Catalog : public ClusterStore, public ContractStore, public CurationStore {};
 
 }  // namespace logsift

@@ -582,6 +582,37 @@ ContractHistory RedisCatalog::contract_history() {
   return out;
 }
 
+std::vector<std::string> RedisCatalog::curation_log() {
+  std::lock_guard lock(reader_mu_);
+  auto r = call(reader_, {{"LRANGE", key("curation"), "0", "-1"}}).front();
+  check(r, "curation log");
+  std::vector<std::string> out;
+  out.reserve(r.elements.size());
+  for (auto& e : r.elements) out.push_back(std::move(e.str));
+  return out;
+}
+
+int64_t RedisCatalog::curation_size() {
+  std::lock_guard lock(reader_mu_);
+  auto r = call(reader_, {{"LLEN", key("curation")}}).front();
+  check(r, "curation log");
+  return r.integer;
+}
+
+bool RedisCatalog::append_curation(int64_t expected, const std::string& text) {
+  // Compare and append in one script: two replicas' edits checked against
+  // the same log cannot both be written.
+  static constexpr const char* kAppend = R"lua(
+if redis.call('LLEN', KEYS[1]) ~= tonumber(ARGV[1]) then return 0 end
+redis.call('RPUSH', KEYS[1], ARGV[2])
+return 1
+)lua";
+  std::lock_guard lock(reader_mu_);
+  auto r = call(reader_, {{"EVAL", kAppend, "1", key("curation"), std::to_string(expected), text}}).front();
+  check(r, "curation append");
+  return r.integer == 1;
+}
+
 bool RedisCatalog::lock_migration(int64_t ttl_ms) {
   static constexpr const char* kTake = R"lua(
 if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 end

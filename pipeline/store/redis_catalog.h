@@ -18,6 +18,7 @@
 //   P contract    {"digest","contract"};  P contract:history, P migrations:
 //                 lists of JSON;  P idmap: hash old ID -> [[new ID, share]...];
 //                 P migrate:lock: the replica migrating (SET NX PX, renewed)
+//   P curation    list of the curation log's actions (pipeline/store/curation.h)
 // apply() runs one Lua script per cluster, all in one pipelined round trip
 // inside MULTI/EXEC: counting, "is this cluster new" and the examples are
 // atomic in Redis, so exactly one replica sees a cluster as new, and a group
@@ -83,6 +84,12 @@ class RedisCatalog final : public Catalog {
   std::vector<StoredCluster> read_all() override;
   void commit_migration(const MigrationPlan& plan) override;
   std::vector<IdMapping> migrated(uint64_t old_id) override;
+
+  // CurationStore: P curation, a list of the actions' JSON texts, appended by
+  // a script that checks its length first.
+  std::vector<std::string> curation_log() override;
+  int64_t curation_size() override;
+  bool append_curation(int64_t expected, const std::string& text) override;
 
  private:
   // One pipelined round trip on `c` (writer_ or, under reader_mu_, reader_);

@@ -91,7 +91,7 @@ LabelMap alertmanager_labels(const Alert& a) {
 
 LabelMap alertmanager_annotations(const Alert& a) {
   LabelMap annotations;
-  annotations["summary"] = a.template_text;
+  annotations["summary"] = a.cluster_name.empty() ? a.template_text : a.cluster_name + ": " + a.template_text;
   annotations["description"] = describe(a);
   if (!a.examples.empty()) {
     std::string joined;
@@ -256,6 +256,10 @@ json to_logsift_json(const Alert& a) {
   j["labels"] = std::move(labels);
   j["examples"] = a.examples;
   j["source"] = "logsift";
+  if (!a.cluster_name.empty()) {
+    j["cluster_name"] = a.cluster_name;
+    j["cluster_note"] = a.cluster_note;
+  }
   return j;
 }
 
@@ -306,6 +310,8 @@ Alert alert_from_json(const json& j) {
       a.examples.push_back(e.get<std::string>());
     }
   }
+  if (const auto it = j.find("cluster_name"); it != j.end() && it->is_string()) a.cluster_name = it->get<std::string>();
+  if (const auto it = j.find("cluster_note"); it != j.end() && it->is_string()) a.cluster_note = it->get<std::string>();
   return a;
 }
 

@@ -28,13 +28,15 @@ struct Alert {
   double baseline = 0;        // spike: the EWMA baseline rate per window; 0 otherwise
   std::vector<std::pair<std::string, std::string>> labels;  // service, level, host, ...
   std::vector<std::string> examples;                        // up to N example lines
+  std::string cluster_name, cluster_note;  // given by a person (pipeline/store/curation.h); "" when none
 
   bool operator==(const Alert&) const = default;
 };
 
 // {"id","rule","rule_id","state","cluster_id","template","count",
 //  "window_seconds","first_seen","last_seen","created_at","baseline" (spike
-//  only),"labels":{...},"examples":[...],"source":"logsift"}.
+//  only),"labels":{...},"examples":[...],"source":"logsift"}, and
+//  "cluster_name" and "cluster_note" when the cluster was named.
 // Times are "YYYY-MM-DDTHH:MM:SS.mmmZ"; window_seconds is an integer when
 // window_ms is whole seconds, otherwise a fraction (so it round-trips).
 nlohmann::json to_logsift_json(const Alert& a);

@@ -222,6 +222,14 @@ void AlertRouter::wake_delivery() {
 
 void AlertRouter::on_alerts(std::vector<AlertEvent>&& events) {
   std::vector<OutboxRow> rows;
+  // Muted clusters' alerts go nowhere (counted); named ones carry the name.
+  std::shared_ptr<const CurationState> cur = curation_ ? curation_->get() : nullptr;
+  if (cur && !cur->muted_until.empty()) {
+    const int64_t now = now_ms();
+    const size_t before = events.size();
+    std::erase_if(events, [&](const AlertEvent& e) { return cur->muted(e.cluster_id, now); });
+    if (events.size() != before) metrics().alerts_muted.inc(before - events.size());
+  }
   // Replicas sharing a store each see a threshold or spike rule cross (the
   // windows are shared): the first to claim (rule, cluster, state) sends it.
   // A claim lives for the rule's cooldown (at least 2 s), within which the
@@ -271,6 +279,11 @@ void AlertRouter::on_alerts(std::vector<AlertEvent>&& events) {
         a.baseline = e.baseline;
         a.labels = e.labels;
         a.examples = e.examples;
+        if (cur)
+          if (const auto* n = cur->named(e.cluster_id)) {
+            a.cluster_name = n->name;
+            a.cluster_note = n->note;
+          }
         OutboxRow row;
         row.id = a.id;
         row.subscription_id = sub_id;

@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "config/config.h"
+#include "pipeline/store/curation.h"
 #include "pipeline/stages/aggregator.h"
 #include "service/alerts/alert_store.h"
 
@@ -52,6 +53,11 @@ class AlertRouter {
   // which the app wires as the pipeline's alert sink.
   void attach(RulesSink rules, std::shared_ptr<DeliveryWorker> delivery);
 
+  // Before traffic: the curation that names clusters in alert payloads and
+  // mutes clusters (their alerts are dropped and counted, their lines still
+  // counted).
+  void set_curation(const Curation* curation) { curation_ = curation; }
+
   // POST /subscriptions: validates (FieldError), persists, updates rules.
   // Returns the API view (plus "secret" when one was generated).
   nlohmann::json create(const nlohmann::json& body);
@@ -81,6 +87,7 @@ class AlertRouter {
   static constexpr size_t kMaxHeld = 100000;
 
  private:
+  const Curation* curation_ = nullptr;
   void reload();  // subscriptions -> rule union + rule_id -> subscriptions
   // Appends `rows` to the held alerts and writes them all; false (with the
   // rows kept) if the outbox refused.

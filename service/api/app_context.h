@@ -16,6 +16,7 @@ class AlertRouter;
 class AlertStore;
 class BackgroundWork;
 class Catalog;
+class Curation;
 class Pipeline;
 class WriteGate;
 
@@ -36,6 +37,7 @@ struct AppContext {
   const WriteGate* write_gate = nullptr;  // the migrator's (pipeline/migrate.h)
   AlertRouter* alert_router = nullptr;
   AlertStore* alert_store = nullptr;
+  Curation* curation = nullptr;          // merges, names, mutes (pipeline/store/curation.h)
   BackgroundWork* background = nullptr;  // slow admin jobs (service/api/background_work.h)
   std::string contract_digest;           // the cluster-id contract served (pipeline/migrate.h)
 };

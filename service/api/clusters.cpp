@@ -8,6 +8,7 @@
 #include "lsh/lsh.h"
 #include "pipeline/core/text.h"
 #include "pipeline/core/time.h"
+#include "pipeline/store/curation.h"
 #include "pipeline/stages/bank_miner.h"
 #include "pipeline/store/catalog_store.h"
 #include "service/api/background_work.h"
@@ -15,18 +16,21 @@
 namespace logsift::api {
 namespace {
 
-// The catalog's typed rows as the API shows them.
-json row_json(const ClusterRow& r) {
-  return {{"cluster_id", lsh::format_id(r.cluster_id)},
-          {"template_id", lsh::format_id(r.template_id)},
-          {"template", r.template_text},
-          {"count", r.count},
-          {"first_seen", format_time_ms(r.first_ms)},
-          {"last_seen", format_time_ms(r.last_ms)}};
+// The catalog's typed rows as the API shows them, with what people decided
+// about them (pipeline/store/curation.h): name and note, muted, merged.
+json row_json(const ClusterRow& r, const CurationState* cur) {
+  json out = {{"cluster_id", lsh::format_id(r.cluster_id)},
+              {"template_id", lsh::format_id(r.template_id)},
+              {"template", r.template_text},
+              {"count", r.count},
+              {"first_seen", format_time_ms(r.first_ms)},
+              {"last_seen", format_time_ms(r.last_ms)}};
+  if (cur) curation_fields(*cur, r.cluster_id, &out);
+  return out;
 }
 
-json detail_json(const ClusterDetail& d) {
-  json out = row_json(d.row);
+json detail_json(const ClusterDetail& d, const CurationState* cur) {
+  json out = row_json(d.row, cur);
   json examples = json::array();
   for (const auto& e : d.examples)
     examples.push_back({{"text", e.text},
@@ -57,6 +61,7 @@ bool parse_label(const Target& t, std::pair<std::string, std::string>* out) {
 
 HttpResponse handle_clusters(AppContext& ctx, const HttpRequest& req, const Target& t) {
   if (!ctx.catalog) return json_response(req, http::status::not_found, {{"error", "no catalog"}});
+  const auto cur = ctx.curation ? ctx.curation->get() : nullptr;
   int64_t limit = 50, offset = 0;
   if (auto* v = t.get("limit"); v && !parse_int_param(*v, 1, 1000, &limit))
     return error_response(req.version(), req.keep_alive(), http::status::bad_request, Reject::kBadRequest,
@@ -79,7 +84,7 @@ HttpResponse handle_clusters(AppContext& ctx, const HttpRequest& req, const Targ
   if (sort != "rate") {
     const ClusterPage page = ctx.catalog->list({limit, offset, sort_of(sort), q, label});
     json rows = json::array();
-    for (const auto& r : page.rows) rows.push_back(row_json(r));
+    for (const auto& r : page.rows) rows.push_back(row_json(r, cur.get()));
     json out = {{"clusters", std::move(rows)}, {"limit", limit}, {"offset", offset}, {"total", page.total}};
     if (!label.first.empty()) out["label"] = *t.get("label");
     out["sort"] = sort;
@@ -120,7 +125,7 @@ HttpResponse handle_clusters(AppContext& ctx, const HttpRequest& req, const Targ
       const ClusterRow& row = rows[r++];
       if (!q.empty() && text::ascii_lower(row.template_text).find(q_lower) == std::string::npos) continue;
       if (matched >= offset && matched < offset + limit) {
-        json out_row = row_json(row);
+        json out_row = row_json(row, cur.get());
         out_row["window_count"] = counts[j].second;
         page.push_back(std::move(out_row));
       }
@@ -233,7 +238,15 @@ HttpResponse handle_cluster(AppContext& ctx, const HttpRequest& req, std::string
     return error_response(req.version(), req.keep_alive(), http::status::bad_request, Reject::kBadRequest,
                           "cluster id must be 16 hex digits");
   if (!ctx.catalog) return json_response(req, http::status::not_found, {{"error", "no catalog"}});
-  if (auto c = ctx.catalog->get(id)) return json_response(req, http::status::ok, detail_json(*c));
+  const auto cur = ctx.curation ? ctx.curation->get() : nullptr;
+  // A cluster merged into another answers with the one it joined.
+  if (const uint64_t joined = cur ? cur->resolve(id) : id; joined != id)
+    if (auto c = ctx.catalog->get(joined)) {
+      json out = detail_json(*c, cur.get());
+      out["merged_from"] = {{"cluster_id", std::string(id_text)}};
+      return json_response(req, http::status::ok, out);
+    }
+  if (auto c = ctx.catalog->get(id)) return json_response(req, http::status::ok, detail_json(*c, cur.get()));
   // An id from before a contract change answers with what it became: 200,
   // the current cluster, and where it came from.
   const auto to = ctx.catalog->migrated(id);
@@ -241,7 +254,7 @@ HttpResponse handle_cluster(AppContext& ctx, const HttpRequest& req, std::string
   if (!c)
     return error_response(req.version(), req.keep_alive(), http::status::not_found, Reject::kNotFound,
                           "no cluster " + std::string(id_text));
-  json out = detail_json(*c);
+  json out = detail_json(*c, cur.get());
   json became = json::array();
   for (const auto& m : to) became.push_back({{"cluster_id", lsh::format_id(m.new_id)}, {"share", m.share}});
   out["migrated_from"] = {{"cluster_id", std::string(id_text)}, {"became", became}};

@@ -76,6 +76,12 @@ std::string store_prometheus(AppContext& ctx) {
   return o;
 }
 
+
+// What lies between a path's prefix and suffix (a cluster id, an action number).
+std::string_view between(const std::string& path, size_t prefix, size_t suffix) {
+  return std::string_view(path).substr(prefix, path.size() - prefix - suffix);
+}
+
 }  // namespace
 
 void handle_http_request(AppContext& ctx, AnyExecutor ex, HttpRequest&& req, Responder respond) {
@@ -162,8 +168,18 @@ void handle_http_request(AppContext& ctx, AnyExecutor ex, HttpRequest&& req, Res
       // "/clusters/" + id + "/series": the id is what lies between.
       std::string_view id = std::string_view(t.path).substr(10, t.path.size() - 10 - 7);
       if (only(http::verb::get)) respond(handle_series(ctx, req, id, t));
+    } else if (t.path.size() > 16 && t.path.starts_with("/clusters/") && t.path.ends_with("/merge")) {
+      if (only(http::verb::post)) respond(handle_cluster_action(ctx, req, between(t.path, 10, 6), "merge"));
+    } else if (t.path.size() > 15 && t.path.starts_with("/clusters/") && t.path.ends_with("/name")) {
+      if (only(http::verb::post)) respond(handle_cluster_action(ctx, req, between(t.path, 10, 5), "name"));
+    } else if (t.path.size() > 15 && t.path.starts_with("/clusters/") && t.path.ends_with("/mute")) {
+      if (only(http::verb::post)) respond(handle_cluster_action(ctx, req, between(t.path, 10, 5), "mute"));
     } else if (t.path.starts_with("/clusters/")) {
       if (only(http::verb::get)) respond(handle_cluster(ctx, req, std::string_view(t.path).substr(10)));
+    } else if (t.path == "/curation") {
+      if (only(http::verb::get)) respond(handle_curation(ctx, req));
+    } else if (t.path.size() > 15 && t.path.starts_with("/curation/") && t.path.ends_with("/undo")) {
+      if (only(http::verb::post)) respond(handle_undo(ctx, req, between(t.path, 10, 5)));
     } else if (t.path == "/subscriptions" || t.path.starts_with("/subscriptions/")) {
       std::string_view rest = std::string_view(t.path).substr(std::min<size_t>(t.path.size(), 15));
       respond(handle_subscriptions(ctx, req, rest));

@@ -11,6 +11,10 @@
 #include "service/api/http_api.h"
 #include "service/api/response.h"
 
+namespace logsift {
+struct CurationState;
+}
+
 namespace logsift::api {
 
 // Runs a batch through the pipeline and answers with reply(version,
@@ -41,6 +45,14 @@ HttpResponse handle_series(AppContext& ctx, const HttpRequest& req, std::string_
 // from the catalog's cluster templates and counts, as text/plain; mined on
 // ctx.background (429 while another is), answered through `respond`.
 void handle_mined_bank(AppContext& ctx, const HttpRequest& req, const Target& t, Responder respond);
+// Curation (curation.cpp): GET /curation; POST /clusters/{id}/merge, /name,
+// /mute; POST /curation/{seq}/undo. `action` is "merge", "name" or "mute".
+HttpResponse handle_curation(AppContext& ctx, const HttpRequest& req);
+HttpResponse handle_cluster_action(AppContext& ctx, const HttpRequest& req, std::string_view id_text,
+                                   std::string_view action);
+HttpResponse handle_undo(AppContext& ctx, const HttpRequest& req, std::string_view seq_text);
+// A cluster's curation in its API row: name, note, muted_until, merged_into, merged.
+void curation_fields(const CurationState& cur, uint64_t id, json* row);
 // /subscriptions and /subscriptions/{id} (`rest` is what follows the prefix)
 HttpResponse handle_subscriptions(AppContext& ctx, const HttpRequest& req, std::string_view rest);
 // GET /alerts, POST /alerts/{id}/retry

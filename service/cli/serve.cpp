@@ -26,6 +26,7 @@
 #include "pipeline/store/redis_catalog.h"
 #include "pipeline/store/redis_windows.h"
 #include "service/alerts/address_policy.h"
+#include "pipeline/store/curation.h"
 #include "service/alerts/alert_router.h"
 #include "service/alerts/alert_store.h"
 #include "service/alerts/delivery.h"
@@ -176,6 +177,12 @@ class Server {
         pipeline_->set_count_publisher([w = windows_.get()](std::vector<CountDelta>&& d) { w->publish(std::move(d)); });
         windows_->start();
       }
+      // Curation: read once now (a store that cannot give it stops the
+      // start, as for the catalog), then at each state tick for the
+      // actions other replicas take.
+      refresh_curation(*stores_.catalog, curation_);
+      pipeline_->set_curation(&curation_, [c = stores_.catalog.get(), cur = &curation_] { refresh_curation(*c, *cur); });
+      router_->set_curation(&curation_);
       if (!config_.redis_ingest_stream.empty())
         queue_ = std::make_unique<RedisQueueIngest>(config_, pipeline_.get(), redis::process_name());
       // Fault injection for the crash-between-commits test only
@@ -194,6 +201,7 @@ class Server {
     app_.write_gate = &migrator_->gate();
     app_.alert_store = stores_.alerts.get();
     app_.alert_router = router_.get();
+    app_.curation = &curation_;
     app_.background = &background_;
   }
 
@@ -336,6 +344,7 @@ class Server {
   std::shared_ptr<webhook::AddressPolicy> address_policy_;
   std::unique_ptr<DataDirLock> dir_lock_;
   Stores stores_;
+  Curation curation_;  // the fold of the store's curation log, read by the state stage, router and API
   std::unique_ptr<ContractMigrator> migrator_;  // owns the write gate the state stage consults
   std::unique_ptr<AlertRouter> router_;
   // Declared after the catalog, so its job (which reads the catalog) is joined first.

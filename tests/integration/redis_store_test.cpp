@@ -727,6 +727,57 @@ TEST_F(RedisStore, ARollingUpgradeMigratesOnceAndNeverMixesContracts) {
   EXPECT_EQ(total_count(*counts), acknowledged);
 }
 
+// Curation on Redis is one log for every replica: a merge taken on one
+// replica sends the next line of the merged cluster to the cluster it
+// joined on the other within about a second (its state tick); two replicas
+// merging the same cluster into different ones at once: one is written,
+// the other refused with 409, never both.
+TEST_F(RedisStore, CurationIsOneLogThatEveryReplicaFollowsAndEditsDoNotRace) {
+  if (!have_redis()) GTEST_SKIP() << "redis-server is not installed";
+  ASSERT_TRUE(start_redis());
+  ASSERT_TRUE(start_replicas(2));
+  auto id_on = [&](size_t replica, const std::string& text) {
+    return post_infer(port(replica), text).json_body().value("cluster_id", "");
+  };
+  const std::string a = id_on(0, "Payment 7731 declined by issuer for card ending 4242");
+  const std::string b = id_on(0, "Cache node cache-3 evicted 1200 keys under memory pressure");
+  const std::string c = id_on(0, "Job nightly-export finished with 0 errors in 42 s");
+  ASSERT_TRUE(is_hex16(a) && is_hex16(b) && is_hex16(c));
+  auto merge = [&](size_t replica, const std::string& from, const std::string& into) {
+    return http_request(port(replica), "POST", "/clusters/" + from + "/merge", json{{"into", into}}.dump(),
+                        "application/json");
+  };
+  ASSERT_EQ(merge(0, a, b).status, 201);
+  const auto t0 = std::chrono::steady_clock::now();
+  ASSERT_TRUE(wait_until([&] { return id_on(1, "Payment 9000 declined by issuer for card ending 1111") == b; },
+                         Millis(5000), Millis(50)))
+      << "the other replica never followed the merge";
+  const auto took_ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_LE(took_ms, 2500) << "a merge reaches every replica within about a second (state tick + poll)";
+  EXPECT_EQ(http_get(port(1), "/clusters/" + a).json_body().value("cluster_id", ""), b);
+
+  // The same cluster merged into two others on two replicas at once.
+  ASSERT_EQ(http_request(port(0), "POST", "/curation/1/undo", "", "application/json").status, 201);
+  for (int round = 0; round < 5; ++round) {
+    HttpResponse r0, r1;
+    std::thread t([&] { r0 = merge(0, a, b); });
+    r1 = merge(1, a, c);
+    t.join();
+    const int ok = (r0.status == 201) + (r1.status == 201);
+    ASSERT_EQ(ok, 1) << "round " << round << ": " << r0.describe() << " / " << r1.describe();
+    EXPECT_EQ(r0.status == 201 ? r1.status : r0.status, 409);
+    const json log = http_get(port(0), "/curation").json_body();
+    const std::string winner = r0.status == 201 ? b : c;
+    EXPECT_EQ(log["merged"].value(a, ""), winner);
+    // Both replicas agree, then the merge is undone for the next round.
+    const int seq = (r0.status == 201 ? r0 : r1).json_body().value("seq", 0);
+    ASSERT_EQ(http_request(port(1), "POST", "/curation/" + std::to_string(seq) + "/undo", "", "application/json").status,
+              201);
+  }
+  EXPECT_EQ(http_get(port(1), "/curation").json_body().value("version", 0), 12);
+}
+
 TEST_F(RedisStore, UnreachableRedisFailsTheStartWithAClearError) {
   TempDir dir("logsift-redis-none-");
   auto r = run_logsift({"serve", "--http-port", "0", "--tcp-port", "0", "--syslog-port", "-1", "--data-dir",

@@ -132,6 +132,22 @@ class MemoryCatalog final : public Catalog {
     return out;
   }
 
+  // CurationStore
+  std::vector<std::string> curation_log() override {
+    std::lock_guard lock(mu_);
+    return curation_;
+  }
+  int64_t curation_size() override {
+    std::lock_guard lock(mu_);
+    return static_cast<int64_t>(curation_.size());
+  }
+  bool append_curation(int64_t expected, const std::string& text) override {
+    std::lock_guard lock(mu_);
+    if (static_cast<int64_t>(curation_.size()) != expected) return false;
+    curation_.push_back(text);
+    return true;
+  }
+
   std::atomic<bool> held_by_other{false};
   std::atomic<int> lock_attempts{0};
 
@@ -140,6 +156,7 @@ class MemoryCatalog final : public Catalog {
     return {c.cluster_id, c.template_id, c.template_text, c.count, c.first_ms, c.last_ms};
   }
 
+  std::vector<std::string> curation_;
   mutable std::mutex mu_;
   int max_examples_;
   std::map<uint64_t, StoredCluster> clusters_;

@@ -1,0 +1,118 @@
+// Curation: what people decided about clusters, as a log of actions, each
+// undoable: a cluster merged into another (its future lines get the other's
+// id), named and annotated, muted (its alerts dropped, its lines still
+// counted). The log lives in the store (pipeline/store/curation_store.h:
+// SQLite, or Redis shared by replicas, which then agree); its fold
+// (CurationState) is what the state stage, the alert router and the API read.
+// The rules that keep it whole (no cycles, no merge into a merged cluster,
+// undo once) are check()'s: an action is checked against the state it would
+// change, then appended only if no other action came in between.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+namespace logsift {
+
+enum class CurationKind { kMerge, kName, kMute, kUndo };
+
+struct CurationAction {
+  int64_t seq = 0;    // 1, 2, ... in the store's order (0 before it is stored)
+  int64_t at_ms = 0;  // when it was taken
+  std::string by;     // who: the name of the token that took it
+  CurationKind kind = CurationKind::kName;
+  uint64_t cluster_id = 0;
+  uint64_t into = 0;             // merge: the cluster it joins
+  std::string name, note;        // name
+  int64_t until_ms = 0;          // mute: until then; 0 = for good
+  int64_t undoes = 0;            // undo: the seq of the action taken back
+
+  // The stored form (one JSON object); from_text throws std::invalid_argument.
+  std::string to_text() const;
+  static CurationAction from_text(const std::string& text, int64_t seq);
+};
+
+const char* kind_name(CurationKind k);
+
+struct CurationState {
+  int64_t version = 0;  // actions folded: the store's count
+  std::vector<CurationAction> actions;  // every action, in order
+  std::unordered_set<int64_t> undone;   // seqs taken back
+  std::unordered_map<uint64_t, uint64_t> merged_into;  // id -> the cluster its lines go to (chains resolved)
+  struct Named {
+    std::string name, note;
+    int64_t seq = 0;
+  };
+  std::unordered_map<uint64_t, Named> names;
+  std::unordered_map<uint64_t, int64_t> muted_until;  // INT64_MAX: for good
+
+  // The id a line of `id` is counted under.
+  uint64_t resolve(uint64_t id) const {
+    auto it = merged_into.find(id);
+    return it == merged_into.end() ? id : it->second;
+  }
+  bool muted(uint64_t id, int64_t now_ms) const {
+    auto it = muted_until.find(id);
+    return it != muted_until.end() && it->second > now_ms;
+  }
+  const Named* named(uint64_t id) const {
+    auto it = names.find(id);
+    return it == names.end() ? nullptr : &it->second;
+  }
+  // The clusters merged into `id` (directly or through others).
+  std::vector<uint64_t> members(uint64_t id) const;
+};
+
+// The state after `actions` (in seq order).
+CurationState fold(std::vector<CurationAction> actions);
+
+// Why `a` may not be taken on `s`: an HTTP status (400, 404, 409) and a
+// reason; nullopt when it may. known(id): the cluster is in the catalog.
+struct CurationRefusal {
+  int status;
+  std::string reason;
+};
+std::optional<CurationRefusal> check(const CurationState& s, const CurationAction& a,
+                                     const std::function<bool(uint64_t)>& known);
+
+// The fold in use, swapped whole when the log grows (by this replica's
+// action, or another's seen at the next refresh). Thread-safe.
+class Curation {
+ public:
+  Curation() : state_(std::make_shared<const CurationState>()) {}
+  std::shared_ptr<const CurationState> get() const {
+    std::lock_guard lock(mu_);
+    return state_;
+  }
+  // The store is the truth: a log that shrank (Redis lost its data) is
+  // followed too, so every replica acts on what the store holds.
+  void set(std::shared_ptr<const CurationState> s) {
+    std::lock_guard lock(mu_);
+    state_ = std::move(s);
+  }
+
+ private:
+  mutable std::mutex mu_;
+  std::shared_ptr<const CurationState> state_;
+};
+
+class CurationStore;
+
+// Reads the store's log again when it holds more actions than the fold in
+// use; throws on a store error or an action it cannot read.
+void refresh_curation(CurationStore& store, Curation& curation);
+
+// Takes `a`: checks it against the store's latest log and appends it, again
+// when another replica's action came in between (a few times, then 409).
+// The refusal, or nullopt with the fold in use updated and a.seq set.
+std::optional<CurationRefusal> take_action(CurationStore& store, Curation& curation, CurationAction& a,
+                                           const std::function<bool(uint64_t)>& known);
+
+}  // namespace logsift

@@ -1,0 +1,157 @@
+// Curation routes: merge, name and mute clusters, undo any of it, read the
+// log (pipeline/store/curation.h). Each action is checked against the store's
+// latest log and appended only onto it; a refusal is a 4xx with its reason
+// and nothing written.
+#include "service/api/routes.h"
+
+#include <charconv>
+#include <limits>
+
+#include "lsh/lsh.h"
+#include "pipeline/core/metrics.h"
+#include "pipeline/core/time.h"
+#include "pipeline/store/curation.h"
+#include "pipeline/store/catalog_store.h"
+#include "service/api/auth.h"
+
+namespace logsift::api {
+namespace {
+
+json action_json(const CurationAction& a, bool undone) {
+  json j = json::parse(a.to_text());
+  j.erase("at_ms");
+  j["seq"] = a.seq;
+  j["at"] = format_time_ms(a.at_ms);
+  if (a.kind == CurationKind::kMute) {
+    j.erase("until_ms");
+    j["until"] = a.until_ms == 0 ? json(nullptr) : json(format_time_ms(a.until_ms));
+  }
+  if (a.kind != CurationKind::kUndo) j["undone"] = undone;
+  return j;
+}
+
+HttpResponse refused(const HttpRequest& req, const CurationRefusal& r) {
+  const auto status = static_cast<http::status>(r.status);
+  const Reject why = r.status == 404 ? Reject::kNotFound : Reject::kBadRequest;
+  return error_response(req.version(), req.keep_alive(), status, why, r.reason);
+}
+
+// Who took an action: the kind of token that let the request in (tokens
+// have no names of their own yet).
+std::string taken_by(const AppContext& ctx) {
+  return ctx.auth && ctx.auth->admin_configured() ? "admin token" : "local (no admin token configured)";
+}
+
+HttpResponse take(AppContext& ctx, const HttpRequest& req, CurationAction a) {
+  a.at_ms = now_ms();
+  a.by = taken_by(ctx);
+  Catalog* catalog = ctx.catalog;
+  auto known = [catalog](uint64_t id) { return catalog->get(id).has_value(); };
+  if (auto r = take_action(*catalog, *ctx.curation, a, known)) return refused(req, *r);
+  metrics().curation_actions.inc();
+  return json_response(req, http::status::created, action_json(a, false));
+}
+
+bool read_id(const json& body, const char* key, uint64_t* out) {
+  auto it = body.find(key);
+  return it != body.end() && it->is_string() && lsh::parse_id(it->get<std::string>(), out);
+}
+
+}  // namespace
+
+void curation_fields(const CurationState& cur, uint64_t id, json* row) {
+  if (const auto* n = cur.named(id)) {
+    (*row)["name"] = n->name;
+    (*row)["note"] = n->note;
+  }
+  if (cur.muted(id, now_ms())) {
+    const int64_t until = cur.muted_until.at(id);
+    (*row)["muted_until"] = until == std::numeric_limits<int64_t>::max() ? json(nullptr) : json(format_time_ms(until));
+    (*row)["muted"] = true;
+  }
+  if (const uint64_t to = cur.resolve(id); to != id) (*row)["merged_into"] = lsh::format_id(to);
+  if (!cur.merged_into.empty()) {
+    json members = json::array();
+    for (uint64_t m : cur.members(id)) members.push_back(lsh::format_id(m));
+    if (!members.empty()) (*row)["merged"] = std::move(members);
+  }
+}
+
+HttpResponse handle_curation(AppContext& ctx, const HttpRequest& req) {
+  if (!ctx.catalog || !ctx.curation) return json_response(req, http::status::not_found, {{"error", "no catalog"}});
+  refresh_curation(*ctx.catalog, *ctx.curation);
+  const auto cur = ctx.curation->get();
+  json actions = json::array();
+  for (const auto& a : cur->actions) actions.push_back(action_json(a, cur->undone.count(a.seq) > 0));
+  json merged = json::object(), named = json::object(), muted = json::object();
+  for (const auto& [from, to] : cur->merged_into) merged[lsh::format_id(from)] = lsh::format_id(to);
+  for (const auto& [id, n] : cur->names) named[lsh::format_id(id)] = {{"name", n.name}, {"note", n.note}};
+  const int64_t now = now_ms();
+  for (const auto& [id, until] : cur->muted_until)
+    if (until > now)
+      muted[lsh::format_id(id)] = until == std::numeric_limits<int64_t>::max() ? json(nullptr) : json(format_time_ms(until));
+  return json_response(req, http::status::ok,
+                       {{"version", cur->version},
+                        {"actions", std::move(actions)},
+                        {"merged", std::move(merged)},
+                        {"named", std::move(named)},
+                        {"muted", std::move(muted)}});
+}
+
+HttpResponse handle_cluster_action(AppContext& ctx, const HttpRequest& req, std::string_view id_text,
+                                   std::string_view action) {
+  if (req.method() != http::verb::post)
+    return error_response(req.version(), req.keep_alive(), http::status::method_not_allowed, Reject::kMethodNotAllowed,
+                          "use POST on /clusters/{id}/" + std::string(action));
+  if (!ctx.catalog || !ctx.curation) return json_response(req, http::status::not_found, {{"error", "no catalog"}});
+  CurationAction a;
+  if (!lsh::parse_id(id_text, &a.cluster_id))
+    return error_response(req.version(), req.keep_alive(), http::status::bad_request, Reject::kBadRequest,
+                          "cluster id must be 16 hex digits");
+  json body = req.body().empty() ? json::object() : json::parse(req.body(), nullptr, false);
+  if (body.is_discarded() || !body.is_object())
+    return error_response(req.version(), req.keep_alive(), http::status::bad_request, Reject::kMalformedJson,
+                          "body must be a JSON object");
+  if (action == "merge") {
+    a.kind = CurationKind::kMerge;
+    if (!read_id(body, "into", &a.into)) return bad_field(req, "into", "'into' must be a cluster id (16 hex digits)");
+  } else if (action == "name") {
+    a.kind = CurationKind::kName;
+    auto name = body.find("name"), note = body.find("note");
+    if (name == body.end() || !name->is_string()) return bad_field(req, "name", "'name' must be a string");
+    if (note != body.end() && !note->is_string()) return bad_field(req, "note", "'note' must be a string");
+    a.name = name->get<std::string>();
+    if (note != body.end()) a.note = note->get<std::string>();
+  } else {
+    a.kind = CurationKind::kMute;
+    // "until": an RFC 3339 time; "for": a duration (10m, 2h, 7d); neither: for good.
+    auto until = body.find("until"), span = body.find("for");
+    if (until != body.end() && span != body.end()) return bad_field(req, "until", "give 'until' or 'for', not both");
+    if (until != body.end() && !until->is_null()) {
+      std::optional<int64_t> t = until->is_string() ? parse_rfc3339_ms(until->get<std::string>()) : std::nullopt;
+      if (!t || *t <= 0) return bad_field(req, "until", "'until' must be an RFC 3339 time, e.g. 2026-12-01T08:00:00Z");
+      a.until_ms = *t;
+    } else if (span != body.end()) {
+      std::optional<int64_t> d = span->is_string() ? parse_duration_ms(span->get<std::string>()) : std::nullopt;
+      if (!d || *d <= 0) return bad_field(req, "for", "'for' must be a duration such as 30m, 2h or 7d");
+      a.until_ms = now_ms() + *d;
+    }
+  }
+  return take(ctx, req, std::move(a));
+}
+
+HttpResponse handle_undo(AppContext& ctx, const HttpRequest& req, std::string_view seq_text) {
+  if (req.method() != http::verb::post)
+    return error_response(req.version(), req.keep_alive(), http::status::method_not_allowed, Reject::kMethodNotAllowed,
+                          "use POST on /curation/{seq}/undo");
+  if (!ctx.catalog || !ctx.curation) return json_response(req, http::status::not_found, {{"error", "no catalog"}});
+  CurationAction a;
+  a.kind = CurationKind::kUndo;
+  const auto [end, ec] = std::from_chars(seq_text.data(), seq_text.data() + seq_text.size(), a.undoes);
+  if (ec != std::errc() || end != seq_text.data() + seq_text.size() || a.undoes < 1)
+    return error_response(req.version(), req.keep_alive(), http::status::bad_request, Reject::kBadRequest,
+                          "the action number must be a positive integer");
+  return take(ctx, req, std::move(a));
+}
+
+}  // namespace logsift::api
