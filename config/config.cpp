@@ -197,7 +197,7 @@ const std::vector<KeyDesc>& key_table() {
       LS_INT(lsh_seed), LS_INT(catalog_examples), LS_STR(series_windows), LS_INT(series_buckets),
       LS_INT(aggregator_max_clusters), LS_INT(alert_cooldown_ms), LS_INT(alert_threshold),
       LS_INT(alert_threshold_window_ms), LS_DOUBLE(alert_spike_factor), LS_INT(alert_spike_min_count),
-      LS_INT(alert_spike_window_ms), LS_INT(alert_max_examples), LS_INT(delivery_timeout_ms),
+      LS_INT(alert_spike_window_ms), LS_INT(alert_max_examples), LS_INT(curation_max_metric_series), LS_STR(curation_file), LS_INT(delivery_timeout_ms),
       LS_INT(delivery_first_retry_ms), LS_INT(delivery_max_backoff_ms), LS_INT(delivery_max_attempts),
       LS_INT(delivery_max_age_ms), LS_INT(delivery_concurrency), LS_INT(max_subscriptions),
       LS_INT(max_rules_per_subscription), LS_INT(outbox_retention_ms), LS_STR(alert_external_url), LS_STR(webhook_allow_cidrs), LS_STR(log_level),
@@ -428,6 +428,7 @@ void Config::validate() const {
   require_range("alert_spike_min_count", alert_spike_min_count, 1, int64_t{1} << 40);
   require_range("alert_spike_window_ms", alert_spike_window_ms, 1000, int64_t{30} * 86400000);
   require_range("alert_max_examples", alert_max_examples, 0, 50);
+  require_range("curation_max_metric_series", curation_max_metric_series, 0, 10000);
   require_range("delivery_timeout_ms", delivery_timeout_ms, 10, 600000);
   require_range("delivery_first_retry_ms", delivery_first_retry_ms, 1, 3600000);
   require_range("delivery_max_backoff_ms", delivery_max_backoff_ms, delivery_first_retry_ms, 86400000);

@@ -161,6 +161,8 @@ struct Config {
   int64_t alert_spike_min_count = 0;
   int64_t alert_spike_window_ms = 0;
   int alert_max_examples = 0;
+  int curation_max_metric_series = 0;  // named clusters pinned as Prometheus series, at most
+  std::string curation_file;           // a curation log (GET /curation) applied at start; "" = none
 
   int delivery_timeout_ms = 0;
   int delivery_first_retry_ms = 0;

@@ -350,6 +350,10 @@ void Pipeline::set_curation(const Curation* curation, std::function<void()> refr
   if (impl_->state) impl_->state->set_curation(curation, std::move(refresh));
 }
 
+std::vector<std::pair<uint64_t, uint64_t>> Pipeline::pinned_counts() {
+  return impl_->state ? impl_->state->pinned_counts() : std::vector<std::pair<uint64_t, uint64_t>>();
+}
+
 void Pipeline::set_after_commit_hook(std::function<void()> hook) {
   if (impl_->state) impl_->state->set_after_commit_hook(std::move(hook));
 }

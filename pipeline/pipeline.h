@@ -105,6 +105,8 @@ class Pipeline {
   void set_count_publisher(std::function<void(std::vector<CountDelta>&&)> publisher);
   // StateStage::set_curation. Before traffic.
   void set_curation(const Curation* curation, std::function<void()> refresh);
+  // StateStage::pinned_counts: lines per cluster exported as a metric.
+  std::vector<std::pair<uint64_t, uint64_t>> pinned_counts();
   // StateStage::set_after_commit_hook (a test-only seam). Before traffic.
   void set_after_commit_hook(std::function<void()> hook);
   void observe_remote(const std::vector<CountDelta>& deltas);

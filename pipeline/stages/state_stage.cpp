@@ -48,6 +48,11 @@ size_t StateStage::tracked_clusters() {
   return agg_.clusters();
 }
 
+std::vector<std::pair<uint64_t, uint64_t>> StateStage::pinned_counts() {
+  std::lock_guard lock(mu_);
+  return {pinned_counts_.begin(), pinned_counts_.end()};
+}
+
 size_t StateStage::tracked_bytes() {
   std::lock_guard lock(mu_);
   return agg_.bytes();
@@ -185,7 +190,13 @@ Status StateStage::commit_to_catalog(std::vector<Batch*>& group, std::vector<uin
 
 // The aggregator part: every line into the windows and the alert rules.
 void StateStage::count_in_aggregator(std::vector<Batch*>& group, std::vector<AlertEvent>* raised) {
+  const auto cur = curation_ ? curation_->get() : nullptr;
+  const bool pins = cur && !cur->pinned.empty();
   std::lock_guard lock(mu_);
+  if (pins)
+    for (Batch* b : group)
+      for (const auto& r : b->records)
+        if (r.ok() && cur->pinned.count(r.cluster_id)) ++pinned_counts_[r.cluster_id];
   for (Batch* b : group)
     for (const auto& r : b->records) {
       if (!r.ok()) continue;

@@ -14,6 +14,7 @@
 
 #include <functional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 #include <mutex>
 #include <optional>
@@ -73,6 +74,9 @@ class StateStage final : public BatchingStage {
   // Clusters whose counts the aggregator holds (bounded by aggregator_max_clusters).
   size_t tracked_clusters();
   size_t tracked_bytes();  // Aggregator::bytes()
+  // Lines counted on this replica since it started, per cluster exported
+  // as a metric (CurationState::pinned).
+  std::vector<std::pair<uint64_t, uint64_t>> pinned_counts();
 
  protected:
   void process_group(std::vector<Batch*>& group) override;
@@ -105,6 +109,7 @@ class StateStage final : public BatchingStage {
   CountPublisher publisher_;
   std::function<void()> after_commit_;
   const Curation* curation_ = nullptr;
+  std::unordered_map<uint64_t, uint64_t> pinned_counts_;  // under mu_
   std::function<void()> refresh_curation_;
 };
 

@@ -1,11 +1,14 @@
 #include "pipeline/store/curation.h"
 
+#include <algorithm>
 #include <limits>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
 
 #include "lsh/lsh.h"
+#include "pipeline/core/time.h"
+#include "pipeline/store/contract_store.h"
 #include "pipeline/store/curation_store.h"
 
 namespace logsift {
@@ -18,21 +21,34 @@ const char* kind_name(CurationKind k) {
     case CurationKind::kName: return "name";
     case CurationKind::kMute: return "mute";
     case CurationKind::kUndo: return "undo";
+    case CurationKind::kAccept: return "accept";
+    case CurationKind::kReject: return "reject";
   }
   return "?";
 }
 
 std::string CurationAction::to_text() const {
   json j = {{"kind", kind_name(kind)}, {"at_ms", at_ms}, {"by", by}};
-  if (kind != CurationKind::kUndo) j["cluster_id"] = lsh::format_id(cluster_id);
+  if (kind == CurationKind::kMerge || kind == CurationKind::kName || kind == CurationKind::kMute)
+    j["cluster_id"] = lsh::format_id(cluster_id);
   switch (kind) {
     case CurationKind::kMerge: j["into"] = lsh::format_id(into); break;
     case CurationKind::kName:
       j["name"] = name;
       j["note"] = note;
+      if (metric) j["metric"] = true;
       break;
     case CurationKind::kMute: j["until_ms"] = until_ms; break;
     case CurationKind::kUndo: j["undoes"] = undoes; break;
+    case CurationKind::kAccept: {
+      j["suggestion"] = suggestion;
+      j["into"] = lsh::format_id(into);
+      json m = json::array();
+      for (uint64_t id : members) m.push_back(lsh::format_id(id));
+      j["members"] = std::move(m);
+      break;
+    }
+    case CurationKind::kReject: j["suggestion"] = suggestion; break;
   }
   return j.dump();
 }
@@ -60,6 +76,7 @@ CurationAction CurationAction::from_text(const std::string& text, int64_t seq) {
     a.cluster_id = id("cluster_id");
     a.name = j.value("name", std::string());
     a.note = j.value("note", std::string());
+    a.metric = j.value("metric", false);
   } else if (kind == "mute") {
     a.kind = CurationKind::kMute;
     a.cluster_id = id("cluster_id");
@@ -67,6 +84,21 @@ CurationAction CurationAction::from_text(const std::string& text, int64_t seq) {
   } else if (kind == "undo") {
     a.kind = CurationKind::kUndo;
     a.undoes = j.value("undoes", int64_t{0});
+  } else if (kind == "accept" || kind == "reject") {
+    a.kind = kind == "accept" ? CurationKind::kAccept : CurationKind::kReject;
+    a.suggestion = j.value("suggestion", std::string());
+    if (a.kind == CurationKind::kAccept) {
+      a.into = id("into");
+      const auto m = j.find("members");
+      if (m == j.end() || !m->is_array())
+        throw std::invalid_argument("curation action " + std::to_string(seq) + ": bad members");
+      for (const auto& x : *m) {
+        uint64_t v = 0;
+        if (!x.is_string() || !lsh::parse_id(x.get<std::string>(), &v))
+          throw std::invalid_argument("curation action " + std::to_string(seq) + ": bad members");
+        a.members.push_back(v);
+      }
+    }
   } else {
     throw std::invalid_argument("curation action " + std::to_string(seq) + ": unknown kind '" + kind + "'");
   }
@@ -80,7 +112,13 @@ std::vector<uint64_t> CurationState::members(uint64_t id) const {
   return out;
 }
 
-CurationState fold(std::vector<CurationAction> actions) {
+CurationState fold(std::vector<CurationAction> actions, const IdTranslator& translate) {
+  // Each id as the contract served knows it: itself, or its parts.
+  auto now = [&translate](uint64_t id) {
+    std::vector<uint64_t> to = translate ? translate(id) : std::vector<uint64_t>();
+    if (to.empty()) to.push_back(id);
+    return to;
+  };
   CurationState s;
   s.version = static_cast<int64_t>(actions.size());
   for (const auto& a : actions)
@@ -90,11 +128,31 @@ CurationState fold(std::vector<CurationAction> actions) {
   for (const auto& a : actions) {
     if (a.kind == CurationKind::kUndo || s.undone.count(a.seq)) continue;
     switch (a.kind) {
-      case CurationKind::kMerge: edge[a.cluster_id] = a.into; break;
-      case CurationKind::kName: s.names[a.cluster_id] = {a.name, a.note, a.seq}; break;
-      case CurationKind::kMute:
-        s.muted_until[a.cluster_id] = a.until_ms == 0 ? std::numeric_limits<int64_t>::max() : a.until_ms;
+      case CurationKind::kMerge: {
+        const uint64_t into = now(a.into).front();
+        for (uint64_t from : now(a.cluster_id))
+          if (from != into) edge[from] = into;
         break;
+      }
+      case CurationKind::kName:
+        for (uint64_t id : now(a.cluster_id)) {
+          s.names[id] = {a.name, a.note, a.seq};
+          if (a.metric) s.pinned.insert(id);
+          else s.pinned.erase(id);  // named again without it: no longer exported
+        }
+        break;
+      case CurationKind::kMute:
+        for (uint64_t id : now(a.cluster_id))
+          s.muted_until[id] = a.until_ms == 0 ? std::numeric_limits<int64_t>::max() : a.until_ms;
+        break;
+      case CurationKind::kAccept: {
+        const uint64_t into = now(a.into).front();
+        for (uint64_t member : a.members)
+          for (uint64_t from : now(member))
+            if (from != into) edge[from] = into;
+        break;
+      }
+      case CurationKind::kReject: s.rejected.insert(a.suggestion); break;
       case CurationKind::kUndo: break;
     }
   }
@@ -115,7 +173,7 @@ CurationState fold(std::vector<CurationAction> actions) {
 }
 
 std::optional<CurationRefusal> check(const CurationState& s, const CurationAction& a,
-                                     const std::function<bool(uint64_t)>& known) {
+                                     const std::function<bool(uint64_t)>& known, size_t max_pinned) {
   auto id = [](uint64_t v) { return lsh::format_id(v); };
   auto merged = [&](uint64_t v) -> std::optional<CurationRefusal> {
     if (auto it = s.merged_into.find(v); it != s.merged_into.end())
@@ -135,12 +193,31 @@ std::optional<CurationRefusal> check(const CurationState& s, const CurationActio
       if (a.name.empty() || a.name.size() > 200) return CurationRefusal{400, "'name' must be 1 to 200 bytes"};
       if (a.note.size() > 4000) return CurationRefusal{400, "'note' must be at most 4000 bytes"};
       if (!known(a.cluster_id)) return CurationRefusal{404, "no cluster " + id(a.cluster_id)};
+      if (a.metric && !s.pinned.count(a.cluster_id) && s.pinned.size() >= max_pinned)
+        return CurationRefusal{409, "already " + std::to_string(s.pinned.size()) +
+                                        " clusters are exported as metrics (curation_max_metric_series): "
+                                        "name one again without \"metric\" first"};
       return merged(a.cluster_id);
     case CurationKind::kMute:
       if (a.until_ms < 0) return CurationRefusal{400, "'until' must be a time, or absent for good"};
       if (a.until_ms != 0 && a.until_ms <= a.at_ms) return CurationRefusal{400, "'until' is in the past"};
       if (!known(a.cluster_id)) return CurationRefusal{404, "no cluster " + id(a.cluster_id)};
       return merged(a.cluster_id);
+    case CurationKind::kAccept: {
+      if (a.members.empty()) return CurationRefusal{400, "a suggestion merges at least one cluster"};
+      if (!known(a.into)) return CurationRefusal{404, "no cluster " + id(a.into) + " to merge into"};
+      if (auto r = merged(a.into)) return r;
+      for (uint64_t m : a.members) {
+        if (m == a.into) return CurationRefusal{400, "a cluster cannot be merged into itself"};
+        if (!known(m)) return CurationRefusal{404, "no cluster " + id(m)};
+        if (auto r = merged(m)) return r;
+      }
+      return std::nullopt;
+    }
+    case CurationKind::kReject:
+      if (a.suggestion.empty()) return CurationRefusal{400, "no suggestion named"};
+      if (s.rejected.count(a.suggestion)) return CurationRefusal{409, "suggestion " + a.suggestion + " is rejected already"};
+      return std::nullopt;
     case CurationKind::kUndo: {
       if (a.undoes < 1 || a.undoes > s.version) return CurationRefusal{404, "no curation action " + std::to_string(a.undoes)};
       const CurationAction& target = s.actions[static_cast<size_t>(a.undoes - 1)];
@@ -155,36 +232,151 @@ std::optional<CurationRefusal> check(const CurationState& s, const CurationActio
 
 namespace {
 
-std::shared_ptr<const CurationState> read_log(CurationStore& store) {
+std::shared_ptr<const CurationState> read_log(CurationStore& store, const IdTranslator& translate) {
   const std::vector<std::string> log = store.curation_log();
   std::vector<CurationAction> actions;
   actions.reserve(log.size());
   for (size_t i = 0; i < log.size(); ++i) actions.push_back(CurationAction::from_text(log[i], static_cast<int64_t>(i) + 1));
-  return std::make_shared<const CurationState>(fold(std::move(actions)));
+  return std::make_shared<const CurationState>(fold(std::move(actions), translate));
 }
 
 }  // namespace
 
-void refresh_curation(CurationStore& store, Curation& curation) {
-  if (store.curation_size() == curation.get()->version) return;
-  curation.set(read_log(store));
+void refresh_curation(CurationStore& store, Curation& curation, bool force) {
+  if (!force && store.curation_size() == curation.get()->version) return;
+  curation.set(read_log(store, curation.translator()));
+}
+
+IdTranslator id_map_translator(ContractStore& store) {
+  return [&store](uint64_t id) {
+    std::vector<uint64_t> out;
+    for (const IdMapping& m : store.migrated(id)) {
+      // Later migrations: the largest part of each part, a few hops at most.
+      uint64_t at = m.new_id;
+      for (int hop = 0; hop < 8; ++hop) {
+        const auto next = store.migrated(at);
+        if (next.empty() || next.front().new_id == at) break;
+        at = next.front().new_id;
+      }
+      if (std::find(out.begin(), out.end(), at) == out.end()) out.push_back(at);
+    }
+    return out;
+  };
 }
 
 std::optional<CurationRefusal> take_action(CurationStore& store, Curation& curation, CurationAction& a,
-                                           const std::function<bool(uint64_t)>& known) {
+                                           const std::function<bool(uint64_t)>& known, size_t max_pinned) {
   constexpr int kAttempts = 4;
   for (int attempt = 0; attempt < kAttempts; ++attempt) {
-    auto state = read_log(store);
+    auto state = read_log(store, curation.translator());
     curation.set(state);
-    if (auto r = check(*state, a, known)) return r;
+    if (auto r = check(*state, a, known, max_pinned)) return r;
     a.seq = state->version + 1;
     if (!store.append_curation(state->version, a.to_text())) continue;  // another action came in between
     std::vector<CurationAction> actions = state->actions;
     actions.push_back(a);
-    curation.set(std::make_shared<const CurationState>(fold(std::move(actions))));
+    curation.set(std::make_shared<const CurationState>(fold(std::move(actions), curation.translator())));
     return std::nullopt;
   }
   return CurationRefusal{409, "the curation changed while this action was checked, again and again: retry"};
+}
+
+json export_action(const CurationAction& a, bool undone) {
+  json j = json::parse(a.to_text());
+  j.erase("at_ms");
+  j["seq"] = a.seq;
+  j["at"] = format_time_ms(a.at_ms);
+  if (a.kind == CurationKind::kMute) {
+    j.erase("until_ms");
+    j["until"] = a.until_ms == 0 ? json(nullptr) : json(format_time_ms(a.until_ms));
+  }
+  if (a.kind != CurationKind::kUndo) j["undone"] = undone;
+  return j;
+}
+
+namespace {
+
+// An exported action back as one to take (seq, at and by are this store's).
+CurationAction imported(const json& j, size_t index) {
+  const std::string where = "curation file: action " + std::to_string(index + 1);
+  if (!j.is_object()) throw std::invalid_argument(where + " is not an object");
+  json stored = j;
+  stored.erase("seq");
+  stored.erase("at");
+  stored.erase("undone");
+  if (auto u = j.find("until"); u != j.end()) {
+    stored.erase("until");
+    if (u->is_string()) {
+      const auto t = parse_rfc3339_ms(u->get<std::string>());
+      if (!t) throw std::invalid_argument(where + ": 'until' is not an RFC 3339 time");
+      stored["until_ms"] = *t;
+    } else if (!u->is_null()) {
+      throw std::invalid_argument(where + ": 'until' must be a time or null");
+    }
+  }
+  try {
+    return CurationAction::from_text(stored.dump(), 0);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(where + ": " + e.what());
+  }
+}
+
+bool in_effect(const CurationState& s, const CurationAction& a) {
+  switch (a.kind) {
+    case CurationKind::kMerge: {
+      auto it = s.merged_into.find(a.cluster_id);
+      return it != s.merged_into.end() && it->second == s.resolve(a.into);
+    }
+    case CurationKind::kName: {
+      const auto* n = s.named(a.cluster_id);
+      return n && n->name == a.name && n->note == a.note && s.pinned.count(a.cluster_id) == (a.metric ? 1u : 0u);
+    }
+    case CurationKind::kMute: {
+      auto it = s.muted_until.find(a.cluster_id);
+      const int64_t until = a.until_ms == 0 ? std::numeric_limits<int64_t>::max() : a.until_ms;
+      return it != s.muted_until.end() && it->second == until;
+    }
+    case CurationKind::kAccept:
+      for (uint64_t m : a.members)
+        if (s.resolve(m) != s.resolve(a.into)) return false;
+      return true;
+    case CurationKind::kReject: return s.rejected.count(a.suggestion) > 0;
+    case CurationKind::kUndo: return true;
+  }
+  return true;
+}
+
+}  // namespace
+
+CurationImport import_curation(CurationStore& store, Curation& curation, const json& file, const std::string& by,
+                               int64_t now_ms, size_t max_pinned) {
+  const json& actions = file.is_object() && file.contains("actions") ? file["actions"] : file;
+  if (!actions.is_array()) throw std::invalid_argument("curation file: expected GET /curation's JSON or its \"actions\" array");
+  // Read whole first: a bad file changes nothing.
+  std::vector<std::pair<CurationAction, bool>> wanted;  // (action, undone there)
+  for (size_t i = 0; i < actions.size(); ++i) {
+    CurationAction a = imported(actions[i], i);
+    const auto u = actions[i].find("undone");
+    wanted.emplace_back(std::move(a), u != actions[i].end() && u->is_boolean() && u->get<bool>());
+  }
+  CurationImport report;
+  const auto any_id = [](uint64_t) { return true; };
+  for (size_t i = 0; i < wanted.size(); ++i) {
+    auto& [a, undone] = wanted[i];
+    if (a.kind == CurationKind::kUndo || undone) continue;  // the file's end state is what is applied
+    refresh_curation(store, curation);
+    if (in_effect(*curation.get(), a)) {
+      ++report.in_effect;
+      continue;
+    }
+    a.at_ms = now_ms;
+    a.by = by;
+    if (auto r = take_action(store, curation, a, any_id, max_pinned))
+      report.refused.push_back("action " + std::to_string(i + 1) + ": " + r->reason);
+    else
+      ++report.taken;
+  }
+  return report;
 }
 
 }  // namespace logsift

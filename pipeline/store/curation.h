@@ -11,6 +11,8 @@
 
 #include <cstdint>
 #include <functional>
+
+#include <nlohmann/json_fwd.hpp>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -21,7 +23,7 @@
 
 namespace logsift {
 
-enum class CurationKind { kMerge, kName, kMute, kUndo };
+enum class CurationKind { kMerge, kName, kMute, kUndo, kAccept, kReject };
 
 struct CurationAction {
   int64_t seq = 0;    // 1, 2, ... in the store's order (0 before it is stored)
@@ -31,8 +33,11 @@ struct CurationAction {
   uint64_t cluster_id = 0;
   uint64_t into = 0;             // merge: the cluster it joins
   std::string name, note;        // name
+  bool metric = false;           // name: pinned as a Prometheus series under its name
   int64_t until_ms = 0;          // mute: until then; 0 = for good
   int64_t undoes = 0;            // undo: the seq of the action taken back
+  std::string suggestion;        // accept, reject: the suggestion's id
+  std::vector<uint64_t> members; // accept: the clusters merged into `into`
 
   // The stored form (one JSON object); from_text throws std::invalid_argument.
   std::string to_text() const;
@@ -52,6 +57,8 @@ struct CurationState {
   };
   std::unordered_map<uint64_t, Named> names;
   std::unordered_map<uint64_t, int64_t> muted_until;  // INT64_MAX: for good
+  std::unordered_set<uint64_t> pinned;                // named and exported as a metric
+  std::unordered_set<std::string> rejected;           // suggestions a person turned down
 
   // The id a line of `id` is counted under.
   uint64_t resolve(uint64_t id) const {
@@ -70,23 +77,35 @@ struct CurationState {
   std::vector<uint64_t> members(uint64_t id) const;
 };
 
-// The state after `actions` (in seq order).
-CurationState fold(std::vector<CurationAction> actions);
+// What an id of an earlier cluster-id contract became (a migration's id
+// map: pipeline/migrate.h): its new ids, the largest share first; empty for
+// an id of the contract served.
+using IdTranslator = std::function<std::vector<uint64_t>(uint64_t)>;
+
+// The state after `actions` (in seq order). The log keeps the ids as they
+// were when each action was taken; `translate` carries them through the
+// migrations since: a merged cluster that split merges each part, a name or
+// a mute goes to each part, a merge goes into the largest part.
+CurationState fold(std::vector<CurationAction> actions, const IdTranslator& translate = {});
 
 // Why `a` may not be taken on `s`: an HTTP status (400, 404, 409) and a
-// reason; nullopt when it may. known(id): the cluster is in the catalog.
+// reason; nullopt when it may. known(id): the cluster is in the catalog;
+// max_pinned: how many clusters may be exported as metrics.
 struct CurationRefusal {
   int status;
   std::string reason;
 };
 std::optional<CurationRefusal> check(const CurationState& s, const CurationAction& a,
-                                     const std::function<bool(uint64_t)>& known);
+                                     const std::function<bool(uint64_t)>& known, size_t max_pinned = 100);
 
 // The fold in use, swapped whole when the log grows (by this replica's
 // action, or another's seen at the next refresh). Thread-safe.
 class Curation {
  public:
   Curation() : state_(std::make_shared<const CurationState>()) {}
+  // Before use: how ids of earlier contracts are carried (the store's id map).
+  void set_translator(IdTranslator t) { translate_ = std::move(t); }
+  const IdTranslator& translator() const { return translate_; }
   std::shared_ptr<const CurationState> get() const {
     std::lock_guard lock(mu_);
     return state_;
@@ -101,18 +120,43 @@ class Curation {
  private:
   mutable std::mutex mu_;
   std::shared_ptr<const CurationState> state_;
+  IdTranslator translate_;
 };
 
 class CurationStore;
+class ContractStore;
 
-// Reads the store's log again when it holds more actions than the fold in
-// use; throws on a store error or an action it cannot read.
-void refresh_curation(CurationStore& store, Curation& curation);
+// An action as GET /curation shows it (and a curation file holds it): seq,
+// kind, at and by (times RFC 3339), its fields, and for all but an undo
+// whether it was undone.
+nlohmann::json export_action(const CurationAction& a, bool undone);
+
+// Applies a curation file (GET /curation's JSON, or its "actions" alone) to
+// this store: each action the file holds, not undone there, that is not in
+// effect here is taken as any action is (checked; ids the catalog has not
+// seen yet are allowed: a contract gives the same line the same id on every
+// deployment). Applying the same file again takes nothing. Throws
+// std::invalid_argument for a file that is not such a log.
+struct CurationImport {
+  size_t taken = 0, in_effect = 0;
+  std::vector<std::string> refused;  // "action N: reason"
+};
+CurationImport import_curation(CurationStore& store, Curation& curation, const nlohmann::json& file,
+                               const std::string& by, int64_t now_ms, size_t max_pinned);
+
+// Reads the store's log again when its length differs from the fold in use
+// (or always: force, after a migration changed the ids it translates);
+// throws on a store error or an action it cannot read.
+void refresh_curation(CurationStore& store, Curation& curation, bool force = false);
+
+// The translator of a store's id map: an id's new ids, followed through
+// every migration since (a few hops at most).
+IdTranslator id_map_translator(ContractStore& store);
 
 // Takes `a`: checks it against the store's latest log and appends it, again
 // when another replica's action came in between (a few times, then 409).
 // The refusal, or nullopt with the fold in use updated and a.seq set.
 std::optional<CurationRefusal> take_action(CurationStore& store, Curation& curation, CurationAction& a,
-                                           const std::function<bool(uint64_t)>& known);
+                                           const std::function<bool(uint64_t)>& known, size_t max_pinned = 100);
 
 }  // namespace logsift

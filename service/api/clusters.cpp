@@ -3,6 +3,10 @@
 
 #include <charconv>
 #include <stdexcept>
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "lsh/lsh.h"
@@ -10,6 +14,7 @@
 #include "pipeline/core/time.h"
 #include "pipeline/store/curation.h"
 #include "pipeline/stages/bank_miner.h"
+#include "pipeline/stages/format_bank.h"
 #include "pipeline/store/catalog_store.h"
 #include "service/api/background_work.h"
 
@@ -57,7 +62,127 @@ bool parse_label(const Target& t, std::pair<std::string, std::string>* out) {
   return true;
 }
 
+// The catalog's clusters, most counted first, a page at a time, at most
+// max_clusters, each once (under traffic a page may shift by a row; a
+// cluster read twice is read once). A filtered page (q, label) scans every
+// cluster in both stores, so pages are large: 100,000 clusters are 10 scans,
+// not 100. Returns the catalog's total.
+int64_t each_cluster(ClusterStore& catalog, int64_t max_clusters, const std::string& q,
+                     const std::pair<std::string, std::string>& label, const std::function<void(const ClusterRow&)>& take) {
+  std::unordered_set<uint64_t> seen;
+  int64_t read = 0, total = 0;
+  constexpr int64_t kPage = 10000;
+  for (int64_t offset = 0; read < max_clusters;) {
+    const int64_t want = std::min(kPage, max_clusters - read);
+    const ClusterPage page = catalog.list({want, offset, ClusterSort::kCount, q, label});
+    total = page.total;
+    for (const auto& row : page.rows) {
+      if (!seen.insert(row.cluster_id).second) continue;
+      take(row);
+      ++read;
+    }
+    offset += static_cast<int64_t>(page.rows.size());
+    if (static_cast<int64_t>(page.rows.size()) < want) break;  // the last page
+  }
+  return total;
+}
+
+// Merges the catalog has evidence for: the mined-bank rule (bank_miner.h)
+// over the clusters' templates finds statements whose templates differ
+// only where a value stands (one word with many values, or a value of two
+// shapes); the clusters whose templates one mined format matches are one
+// suggestion, into the most counted of them. Merged clusters and rejected
+// suggestions are left out.
+json suggestions_json(ClusterStore& catalog, const CurationState& cur, int64_t max_clusters) {
+  std::vector<ClusterRow> rows;
+  BankMiner miner;
+  each_cluster(catalog, max_clusters, "", {}, [&](const ClusterRow& row) {
+    if (cur.resolve(row.cluster_id) != row.cluster_id) return;  // merged already
+    miner.add(row.template_text, row.count);
+    rows.push_back(row);
+  });
+  const auto formats = miner.mine();
+  std::vector<std::string> texts;
+  std::unordered_map<std::string, const MinedFormat*> by_text;
+  for (const auto& f : formats) {
+    texts.push_back(f.format);
+    by_text[f.format] = &f;
+  }
+  const FormatBank bank = FormatBank::from_formats(texts, 0);
+  std::map<uint32_t, std::vector<const ClusterRow*>> groups;
+  for (const auto& row : rows)
+    if (auto m = bank.match(row.template_text)) groups[m->format].push_back(&row);
+  json out = json::array();
+  for (auto& [format, members] : groups) {
+    if (members.size() < 2) continue;
+    std::sort(members.begin(), members.end(), [](const ClusterRow* a, const ClusterRow* b) {
+      return a->count != b->count ? a->count > b->count : a->cluster_id < b->cluster_id;
+    });
+    std::vector<uint64_t> ids;
+    for (const auto* m : members) ids.push_back(m->cluster_id);
+    const std::string id = suggestion_id(ids.front(), {ids.begin() + 1, ids.end()});
+    if (cur.rejected.count(id)) continue;
+    json clusters = json::array();
+    uint64_t lines = 0;
+    for (const auto* m : members) {
+      clusters.push_back({{"cluster_id", lsh::format_id(m->cluster_id)}, {"template", m->template_text}, {"count", m->count}});
+      lines += m->count;
+    }
+    json slots = json::array();
+    if (auto it = by_text.find(bank.formats()[format].text); it != by_text.end())
+      for (const auto& s : it->second->slots) slots.push_back({{"examples", s.examples}, {"values", s.values}});
+    out.push_back({{"id", id},
+                   {"into", lsh::format_id(ids.front())},
+                   {"template", bank.render(format)},
+                   {"clusters", std::move(clusters)},
+                   {"lines", lines},
+                   {"slots", std::move(slots)}});
+  }
+  std::stable_sort(out.begin(), out.end(), [](const json& a, const json& b) {
+    return a["lines"].get<uint64_t>() > b["lines"].get<uint64_t>();
+  });
+  return out;
+}
+
 }  // namespace
+
+std::string suggestion_id(uint64_t into, std::vector<uint64_t> members) {
+  std::sort(members.begin(), members.end());
+  std::string key = lsh::format_id(into);
+  for (uint64_t m : members) key += "," + lsh::format_id(m);
+  return lsh::format_id(lsh::stable_hash64(key));
+}
+
+void handle_suggestions(AppContext& ctx, const HttpRequest& req, const Target& t, Responder respond) {
+  if (!ctx.catalog || !ctx.curation) return respond(json_response(req, http::status::not_found, {{"error", "no catalog"}}));
+  int64_t max_clusters = 20000;
+  if (auto* v = t.get("max_clusters"); v && !parse_int_param(*v, 1, 1000000, &max_clusters))
+    return respond(error_response(req.version(), req.keep_alive(), http::status::bad_request, Reject::kBadRequest,
+                                  "'max_clusters' must be an integer in [1, 1000000]"));
+  const unsigned version = req.version();
+  const bool keep_alive = req.keep_alive();
+  ClusterStore* catalog = ctx.catalog;
+  const auto cur = ctx.curation->get();
+  // Mining a large catalog takes seconds: off the io threads (as mined-bank).
+  auto job = [catalog, cur, max_clusters, version, keep_alive, respond]() -> BackgroundWork::Then {
+    std::shared_ptr<HttpResponse> res;
+    try {
+      json list = suggestions_json(*catalog, *cur, max_clusters);
+      json body = {{"suggestions", std::move(list)}, {"rejected", cur->rejected.size()}};
+      res = std::make_shared<HttpResponse>(make_response(version, keep_alive, http::status::ok, dump(body), "application/json"));
+    } catch (const std::exception&) {
+      res = std::make_shared<HttpResponse>(
+          exception_response(version, keep_alive, "GET /clusters/suggestions", std::current_exception()));
+    }
+    return [respond, res] { respond(std::move(*res)); };
+  };
+  if (!ctx.background || !ctx.background->try_start(std::move(job))) {
+    auto res = error_response(version, keep_alive, http::status::too_many_requests, Reject::kOverloaded,
+                              "a bank is being mined already: retry when it is done");
+    res.set(http::field::retry_after, "1");
+    respond(std::move(res));
+  }
+}
 
 HttpResponse handle_clusters(AppContext& ctx, const HttpRequest& req, const Target& t) {
   if (!ctx.catalog) return json_response(req, http::status::not_found, {{"error", "no catalog"}});
@@ -184,28 +309,14 @@ void handle_mined_bank(AppContext& ctx, const HttpRequest& req, const Target& t,
       return [respond, r] { respond(std::move(*r)); };
     };
     try {
-      // The catalog's clusters, most counted first, a page at a time: each
-      // cluster's template with its count is what `logsift mine` would have
-      // seen from every line the service clustered. Under traffic a page may
-      // shift by a row; a cluster read twice is read once. A filtered page
-      // (q, label) scans every cluster in both stores, so pages are large:
-      // 100,000 clusters are 10 scans, not 100.
+      // Each cluster's template with its count is what `logsift mine`
+      // would have seen from every line the service clustered.
       BankMiner miner;
-      std::unordered_set<uint64_t> seen;
-      int64_t read = 0, total = 0;
-      constexpr int64_t kPage = 10000;
-      for (int64_t offset = 0; read < max_clusters;) {
-        const int64_t want = std::min(kPage, max_clusters - read);
-        const ClusterPage page = catalog->list({want, offset, ClusterSort::kCount, q, label});
-        total = page.total;
-        for (const auto& row : page.rows) {
-          if (!seen.insert(row.cluster_id).second) continue;
-          miner.add(row.template_text, row.count);
-          ++read;
-        }
-        offset += static_cast<int64_t>(page.rows.size());
-        if (static_cast<int64_t>(page.rows.size()) < want) break;  // the last page
-      }
+      int64_t read = 0;
+      const int64_t total = each_cluster(*catalog, max_clusters, q, label, [&](const ClusterRow& row) {
+        miner.add(row.template_text, row.count);
+        ++read;
+      });
       const auto formats = miner.mine(opts);
       // A comment is one line: a line break in the query would start a format.
       auto one_line = [](std::string s) {

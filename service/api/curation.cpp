@@ -4,8 +4,10 @@
 // and nothing written.
 #include "service/api/routes.h"
 
+#include <algorithm>
 #include <charconv>
 #include <limits>
+#include <unordered_map>
 
 #include "lsh/lsh.h"
 #include "pipeline/core/metrics.h"
@@ -16,19 +18,6 @@
 
 namespace logsift::api {
 namespace {
-
-json action_json(const CurationAction& a, bool undone) {
-  json j = json::parse(a.to_text());
-  j.erase("at_ms");
-  j["seq"] = a.seq;
-  j["at"] = format_time_ms(a.at_ms);
-  if (a.kind == CurationKind::kMute) {
-    j.erase("until_ms");
-    j["until"] = a.until_ms == 0 ? json(nullptr) : json(format_time_ms(a.until_ms));
-  }
-  if (a.kind != CurationKind::kUndo) j["undone"] = undone;
-  return j;
-}
 
 HttpResponse refused(const HttpRequest& req, const CurationRefusal& r) {
   const auto status = static_cast<http::status>(r.status);
@@ -47,9 +36,10 @@ HttpResponse take(AppContext& ctx, const HttpRequest& req, CurationAction a) {
   a.by = taken_by(ctx);
   Catalog* catalog = ctx.catalog;
   auto known = [catalog](uint64_t id) { return catalog->get(id).has_value(); };
-  if (auto r = take_action(*catalog, *ctx.curation, a, known)) return refused(req, *r);
+  if (auto r = take_action(*catalog, *ctx.curation, a, known, static_cast<size_t>(ctx.config.curation_max_metric_series)))
+    return refused(req, *r);
   metrics().curation_actions.inc();
-  return json_response(req, http::status::created, action_json(a, false));
+  return json_response(req, http::status::created, export_action(a, false));
 }
 
 bool read_id(const json& body, const char* key, uint64_t* out) {
@@ -63,6 +53,7 @@ void curation_fields(const CurationState& cur, uint64_t id, json* row) {
   if (const auto* n = cur.named(id)) {
     (*row)["name"] = n->name;
     (*row)["note"] = n->note;
+    if (cur.pinned.count(id)) (*row)["metric"] = true;
   }
   if (cur.muted(id, now_ms())) {
     const int64_t until = cur.muted_until.at(id);
@@ -77,12 +68,45 @@ void curation_fields(const CurationState& cur, uint64_t id, json* row) {
   }
 }
 
+std::string curation_prometheus(AppContext& ctx) {
+  if (!ctx.curation || !ctx.pipeline) return "";
+  const auto cur = ctx.curation->get();
+  if (cur->pinned.empty()) return "";
+  std::unordered_map<uint64_t, uint64_t> counts;
+  for (const auto& [id, n] : ctx.pipeline->pinned_counts()) counts[id] = n;
+  std::vector<uint64_t> ids(cur->pinned.begin(), cur->pinned.end());
+  std::sort(ids.begin(), ids.end());
+  // A label value escapes backslash, double quote and line feed (the text format).
+  auto escaped = [](const std::string& v) {
+    std::string o;
+    for (char c : v) {
+      if (c == '\\' || c == '"') o.push_back('\\');
+      if (c == '\n') {
+        o += "\\n";
+        continue;
+      }
+      o.push_back(c);
+    }
+    return o;
+  };
+  std::string out =
+      "# HELP logsift_cluster_lines_total Lines of each cluster named and exported as a metric (POST "
+      "/clusters/{id}/name with metric: true), counted by this replica since it started.\n"
+      "# TYPE logsift_cluster_lines_total counter\n";
+  for (uint64_t id : ids) {
+    const auto* n = cur->named(id);
+    out += "logsift_cluster_lines_total{cluster=\"" + escaped(n ? n->name : "") + "\",cluster_id=\"" +
+           lsh::format_id(id) + "\"} " + std::to_string(counts.count(id) ? counts[id] : 0) + "\n";
+  }
+  return out;
+}
+
 HttpResponse handle_curation(AppContext& ctx, const HttpRequest& req) {
   if (!ctx.catalog || !ctx.curation) return json_response(req, http::status::not_found, {{"error", "no catalog"}});
   refresh_curation(*ctx.catalog, *ctx.curation);
   const auto cur = ctx.curation->get();
   json actions = json::array();
-  for (const auto& a : cur->actions) actions.push_back(action_json(a, cur->undone.count(a.seq) > 0));
+  for (const auto& a : cur->actions) actions.push_back(export_action(a, cur->undone.count(a.seq) > 0));
   json merged = json::object(), named = json::object(), muted = json::object();
   for (const auto& [from, to] : cur->merged_into) merged[lsh::format_id(from)] = lsh::format_id(to);
   for (const auto& [id, n] : cur->names) named[lsh::format_id(id)] = {{"name", n.name}, {"note", n.note}};
@@ -120,8 +144,11 @@ HttpResponse handle_cluster_action(AppContext& ctx, const HttpRequest& req, std:
     auto name = body.find("name"), note = body.find("note");
     if (name == body.end() || !name->is_string()) return bad_field(req, "name", "'name' must be a string");
     if (note != body.end() && !note->is_string()) return bad_field(req, "note", "'note' must be a string");
+    auto metric = body.find("metric");
+    if (metric != body.end() && !metric->is_boolean()) return bad_field(req, "metric", "'metric' must be true or false");
     a.name = name->get<std::string>();
     if (note != body.end()) a.note = note->get<std::string>();
+    a.metric = metric != body.end() && metric->get<bool>();
   } else {
     a.kind = CurationKind::kMute;
     // "until": an RFC 3339 time; "for": a duration (10m, 2h, 7d); neither: for good.
@@ -137,6 +164,38 @@ HttpResponse handle_cluster_action(AppContext& ctx, const HttpRequest& req, std:
       a.until_ms = now_ms() + *d;
     }
   }
+  return take(ctx, req, std::move(a));
+}
+
+HttpResponse handle_suggestion_action(AppContext& ctx, const HttpRequest& req, std::string_view id,
+                                      std::string_view action) {
+  if (!ctx.catalog || !ctx.curation) return json_response(req, http::status::not_found, {{"error", "no catalog"}});
+  CurationAction a;
+  a.suggestion = std::string(id);
+  if (action == "reject") {
+    a.kind = CurationKind::kReject;
+    return take(ctx, req, std::move(a));
+  }
+  // Accept: the clusters as the suggestion listed them, which its id names
+  // (a list changed since, by traffic or another person, is another id).
+  a.kind = CurationKind::kAccept;
+  json body = json::parse(req.body(), nullptr, false);
+  if (body.is_discarded() || !body.is_object())
+    return error_response(req.version(), req.keep_alive(), http::status::bad_request, Reject::kMalformedJson,
+                          "body must be a JSON object: the suggestion's \"into\" and \"members\"");
+  if (!read_id(body, "into", &a.into)) return bad_field(req, "into", "'into' must be a cluster id (16 hex digits)");
+  const auto members = body.find("members");
+  if (members == body.end() || !members->is_array() || members->empty() || members->size() > 1000)
+    return bad_field(req, "members", "'members' must be an array of 1 to 1000 cluster ids");
+  for (const auto& m : *members) {
+    uint64_t v = 0;
+    if (!m.is_string() || !lsh::parse_id(m.get<std::string>(), &v))
+      return bad_field(req, "members", "'members' must be an array of 1 to 1000 cluster ids");
+    a.members.push_back(v);
+  }
+  if (suggestion_id(a.into, a.members) != a.suggestion)
+    return error_response(req.version(), req.keep_alive(), http::status::conflict, Reject::kBadRequest,
+                          "these clusters are not suggestion " + a.suggestion + ": list the suggestions again");
   return take(ctx, req, std::move(a));
 }
 

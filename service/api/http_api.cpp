@@ -140,7 +140,8 @@ void handle_http_request(AppContext& ctx, AnyExecutor ex, HttpRequest&& req, Res
     } else if (t.path == "/metrics") {
       if (only(http::verb::get))
         respond(make_response(req.version(), req.keep_alive(), http::status::ok,
-                              metrics().prometheus() + memory_prometheus(ctx.pipeline->memory_usage()) + store_prometheus(ctx),
+                              metrics().prometheus() + memory_prometheus(ctx.pipeline->memory_usage()) + store_prometheus(ctx) +
+                                  curation_prometheus(ctx),
                               "text/plain; version=0.0.4"));
     } else if (t.path == "/info") {
       if (only(http::verb::get)) {
@@ -168,6 +169,12 @@ void handle_http_request(AppContext& ctx, AnyExecutor ex, HttpRequest&& req, Res
       // "/clusters/" + id + "/series": the id is what lies between.
       std::string_view id = std::string_view(t.path).substr(10, t.path.size() - 10 - 7);
       if (only(http::verb::get)) respond(handle_series(ctx, req, id, t));
+    } else if (t.path == "/clusters/suggestions") {
+      if (only(http::verb::get)) handle_suggestions(ctx, req, t, respond);
+    } else if (t.path.size() > 29 && t.path.starts_with("/clusters/suggestions/") && t.path.ends_with("/accept")) {
+      if (only(http::verb::post)) respond(handle_suggestion_action(ctx, req, between(t.path, 22, 7), "accept"));
+    } else if (t.path.size() > 29 && t.path.starts_with("/clusters/suggestions/") && t.path.ends_with("/reject")) {
+      if (only(http::verb::post)) respond(handle_suggestion_action(ctx, req, between(t.path, 22, 7), "reject"));
     } else if (t.path.size() > 16 && t.path.starts_with("/clusters/") && t.path.ends_with("/merge")) {
       if (only(http::verb::post)) respond(handle_cluster_action(ctx, req, between(t.path, 10, 6), "merge"));
     } else if (t.path.size() > 15 && t.path.starts_with("/clusters/") && t.path.ends_with("/name")) {

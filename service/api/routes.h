@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "service/api/http_api.h"
 #include "service/api/response.h"
@@ -51,6 +52,16 @@ HttpResponse handle_curation(AppContext& ctx, const HttpRequest& req);
 HttpResponse handle_cluster_action(AppContext& ctx, const HttpRequest& req, std::string_view id_text,
                                    std::string_view action);
 HttpResponse handle_undo(AppContext& ctx, const HttpRequest& req, std::string_view seq_text);
+// GET /clusters/suggestions: merges the catalog has evidence for (mined on
+// ctx.background, answered through `respond`); a suggestion's id is that of
+// its clusters (suggestion_id). POST /clusters/suggestions/{id}/accept
+// {"into","members"} and /reject (curation.cpp).
+void handle_suggestions(AppContext& ctx, const HttpRequest& req, const Target& t, Responder respond);
+std::string suggestion_id(uint64_t into, std::vector<uint64_t> members);
+HttpResponse handle_suggestion_action(AppContext& ctx, const HttpRequest& req, std::string_view id,
+                                      std::string_view action);
+// The clusters exported as metrics, in the Prometheus text format ("" when none).
+std::string curation_prometheus(AppContext& ctx);
 // A cluster's curation in its API row: name, note, muted_until, merged_into, merged.
 void curation_fields(const CurationState& cur, uint64_t id, json* row);
 // /subscriptions and /subscriptions/{id} (`rest` is what follows the prefix)

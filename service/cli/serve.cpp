@@ -6,11 +6,13 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <mutex>
 #include <optional>
 #include <thread>
 
 #include <boost/asio/executor_work_guard.hpp>
+#include <nlohmann/json.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/strand.hpp>
@@ -19,6 +21,7 @@
 #include "pipeline/core/memory.h"
 #include "pipeline/core/metrics.h"
 #include "pipeline/core/thread_name.h"
+#include "pipeline/core/time.h"
 #include "pipeline/migrate.h"
 #include "pipeline/pipeline.h"
 #include "pipeline/store/catalog.h"
@@ -180,7 +183,9 @@ class Server {
       // Curation: read once now (a store that cannot give it stops the
       // start, as for the catalog), then at each state tick for the
       // actions other replicas take.
+      curation_.set_translator(id_map_translator(*stores_.catalog));
       refresh_curation(*stores_.catalog, curation_);
+      if (!config_.curation_file.empty()) import_curation_file();
       pipeline_->set_curation(&curation_, [c = stores_.catalog.get(), cur = &curation_] { refresh_curation(*c, *cur); });
       router_->set_curation(&curation_);
       if (!config_.redis_ingest_stream.empty())
@@ -205,6 +210,20 @@ class Server {
     app_.background = &background_;
   }
 
+  // A team's curation file (GET /curation's JSON): what it holds and this
+  // store has not in effect is taken; a bad file stops the start.
+  void import_curation_file() {
+    std::ifstream in(config_.curation_file);
+    if (!in) throw std::runtime_error("curation_file " + config_.curation_file + ": cannot read it");
+    const nlohmann::json file = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+    if (file.is_discarded()) throw std::runtime_error("curation_file " + config_.curation_file + ": not JSON");
+    const CurationImport r = import_curation(*stores_.catalog, curation_, file, "curation_file " + config_.curation_file,
+                                             now_ms(), static_cast<size_t>(config_.curation_max_metric_series));
+    spdlog::info("curation: {} applied: {} actions taken, {} in effect already, {} refused", config_.curation_file,
+                 r.taken, r.in_effect, r.refused.size());
+    for (const auto& why : r.refused) spdlog::warn("curation: {}: {}", config_.curation_file, why);
+  }
+
   // 3. The cluster-id contract: a store written under another one is
   //    migrated (pipeline/migrate.h) while the server answers reads; writes
   //    are refused with 503 + Retry-After until the new ids are in place.
@@ -226,7 +245,14 @@ class Server {
     delivery_ = std::make_shared<DeliveryWorker>(ioc_, *stores_.alerts, config_, address_policy_);
     router_->attach([p = pipeline_.get()](std::vector<RuleSpec> rules) { p->set_alert_rules(std::move(rules)); },
                     delivery_);
-    auto replay = [p = pipeline_.get()] {
+    auto replay = [this, p = pipeline_.get()] {
+      // A migration gave the clusters new ids: the curation log's ids are
+      // carried through its id map again before writes are let in.
+      try {
+        refresh_curation(*stores_.catalog, curation_, /*force=*/true);
+      } catch (const std::exception& e) {
+        spdlog::error("curation: reading the log after the migration: {}", e.what());
+      }
       try {
         if (size_t n = p->replay_pending_alerts())
           spdlog::warn("raised the new_cluster alerts of {} clusters created just before an unclean stop", n);

@@ -26,6 +26,7 @@
 
   const state = {
     selected: null, // cluster id shown in the detail panel
+    suggestions: [], // the last GET /clusters/suggestions
     query: '', // search text, sent as ?q=
     chartWindow: '1h',
     chart: null, // the Chart.js instance, created on first use
@@ -344,7 +345,13 @@
           'aria-current': selected ? 'true' : null,
           title: `cluster ${id}`,
         }, isNew ? el('span', { class: 'badge new', title: 'first seen in the last 10 minutes' }, 'NEW') : null,
-        isNew ? ' ' : null, templateNodes(c.template));
+        isNew ? ' ' : null,
+        c.merged_into ? el('span', { class: 'badge merged', title: `merged into ${c.merged_into}: its lines go there` }, 'MERGED') : null,
+        c.merged_into ? ' ' : null,
+        c.muted ? el('span', { class: 'badge muted', title: 'its alerts are muted' }, 'MUTED') : null,
+        c.muted ? ' ' : null,
+        c.name ? el('span', { class: 'badge name', title: c.note || 'named' }, c.name) : null,
+        c.name ? ' ' : null, templateNodes(c.template));
         const windowCount = c.window_count ?? c.count_in_window;
         return el('tr', { class: [isNew ? 'is-new' : '', selected ? 'selected' : ''].join(' ').trim(), 'data-cluster-id': id },
           el('td', { class: 'tpl-cell' }, button),
@@ -450,7 +457,19 @@
       ['first seen', first !== null ? el('span', {}, timeNode(c.first_seen), ` · ${fullTime(first)}`) : '—'],
       ['last seen', timeNode(c.last_seen)],
     ];
+    if (c.name) facts.unshift(['name', el('strong', {}, c.name), ]);
+    if (c.note) facts.push(['note', c.note]);
+    if (c.muted) facts.push(['alerts', c.muted_until ? el('span', {}, 'muted until ', timeNode(c.muted_until)) : 'muted for good']);
+    if (c.merged_from) facts.push(['merged', `${c.merged_from.cluster_id} joined this cluster`]);
+    if (Array.isArray(c.merged) && c.merged.length) facts.push(['merged in', c.merged.join(', ')]);
+    if (c.metric) facts.push(['metric', el('code', {}, `logsift_cluster_lines_total{cluster_id="${c.cluster_id}"}`)]);
     $('detail-facts').replaceChildren(...facts.flatMap(([k, v]) => [el('dt', {}, k), el('dd', {}, v)]));
+    // The fix-this-cluster form starts from what the cluster has (unless the user is typing in it).
+    if (!$('curate').contains(document.activeElement)) {
+      $('curate-name').value = c.name ?? '';
+      $('curate-note').value = c.note ?? '';
+      $('curate-metric').checked = Boolean(c.metric);
+    }
 
     const examples = Array.isArray(c.examples) ? c.examples : [];
     const items = examples.map((e) => {
@@ -464,6 +483,68 @@
     });
     if (!items.length) items.push(el('li', { class: 'empty' }, 'No example lines kept.'));
     $('detail-examples').replaceChildren(...items);
+  }
+
+  // ---------- fixing clusters (POST /clusters/{id}/merge, /name, /mute) ----------
+
+  async function curate(action, body, done) {
+    const id = state.selected;
+    if (!id) return;
+    const r = await api(`/clusters/${encodeURIComponent(id)}/${action}`, { method: 'POST', body });
+    if (!r.ok) { flash(r.error, 'error'); return; }
+    flash(`${done} (action ${r.data.seq}; undo: POST /curation/${r.data.seq}/undo)`);
+    await Promise.all([loadClusters(), loadDetail()]);
+  }
+
+  function onCurateName() {
+    const name = $('curate-name').value.trim();
+    if (!name) { flash('Give the cluster a name first.', 'error'); return; }
+    return curate('name', { name, note: $('curate-note').value, metric: $('curate-metric').checked }, `Named it “${name}”`);
+  }
+
+  function onCurateMerge() {
+    const into = $('curate-into').value.trim().toLowerCase();
+    if (!/^[0-9a-f]{16}$/.test(into)) { flash('Merge into: give a cluster id (16 hex digits).', 'error'); return; }
+    return curate('merge', { into }, `Merged into ${into}`);
+  }
+
+  function onCurateMute() {
+    const span = $('curate-mute-for').value;
+    return curate('mute', span ? { for: span } : {}, span ? `Muted for ${span}` : 'Muted for good');
+  }
+
+  async function loadSuggestions() {
+    const r = await api('/clusters/suggestions');
+    if (!r.ok) { flash(r.error, 'error'); return; }
+    state.suggestions = Array.isArray(r.data.suggestions) ? r.data.suggestions : [];
+    const items = state.suggestions.map((s) => {
+      const values = (s.slots || []).map((slot) =>
+        `${(slot.examples || []).join(', ')}${slot.values > (slot.examples || []).length ? ` … (${slot.values} values)` : ''}`);
+      return el('li', { 'data-suggestion-id': s.id },
+        el('pre', { class: 'template' }, templateNodes(s.template)),
+        el('p', { class: 'note' }, `${s.clusters.length} clusters, ${fmtCount(s.lines)} lines; into ${s.into}`,
+          values.length ? `; values: ${values.join(' | ')}` : ''),
+        el('ul', { class: 'members' }, ...s.clusters.map((c) =>
+          el('li', {}, el('code', {}, c.cluster_id), ` ${fmtCount(c.count)} · `, templateNodes(c.template)))),
+        el('button', { type: 'button', 'data-accept': '' }, 'Accept'), ' ',
+        el('button', { type: 'button', 'data-reject': '' }, 'Reject'));
+    });
+    $('suggestions-list').replaceChildren(...items);
+    show($('suggestions-empty'), items.length === 0);
+  }
+
+  async function onSuggestionsClick(event) {
+    const button = event.target.closest('button[data-accept], button[data-reject]');
+    if (!button) return;
+    const id = button.closest('li[data-suggestion-id]').getAttribute('data-suggestion-id');
+    const s = state.suggestions.find((x) => x.id === id);
+    if (!s) return;
+    const accept = button.hasAttribute('data-accept');
+    const body = accept ? { into: s.into, members: s.clusters.map((c) => c.cluster_id).filter((c) => c !== s.into) } : undefined;
+    const r = await api(`/clusters/suggestions/${encodeURIComponent(id)}/${accept ? 'accept' : 'reject'}`, { method: 'POST', body });
+    if (!r.ok) { flash(r.error, 'error'); return; }
+    flash(accept ? `Merged ${s.clusters.length} clusters into ${s.into} (action ${r.data.seq})` : 'Suggestion rejected');
+    await Promise.all([loadSuggestions(), loadClusters()]);
   }
 
   function setChartState(s, total) {
@@ -764,6 +845,11 @@
     $('clusters-body').addEventListener('click', guard(onClusterClick));
     $('window-switcher').addEventListener('click', guard(onWindowSwitch));
     $('failed-body').addEventListener('click', guard(onAlertsClick));
+    $('curate-name-save').addEventListener('click', guard(onCurateName));
+    $('curate-merge').addEventListener('click', guard(onCurateMerge));
+    $('curate-mute').addEventListener('click', guard(onCurateMute));
+    $('suggestions-load').addEventListener('click', guard(loadSuggestions));
+    $('suggestions-list').addEventListener('click', guard(onSuggestionsClick));
     $('pending-body').addEventListener('click', guard(onAlertsClick));
 
     const runSearch = debounce(() => { loadClusters(); }, SEARCH_DEBOUNCE_MS);

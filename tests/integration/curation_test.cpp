@@ -3,6 +3,8 @@
 // replies, the list, the detail of a merged id and the alerts follow at
 // once, bad actions are refused with their reason and leave nothing
 // behind, and everything holds over a restart.
+#include <fstream>
+#include <set>
 #include <string>
 #include <thread>
 
@@ -129,4 +131,109 @@ TEST(Curation, MergeNameMuteAndUndoTakeEffectOnTheNextLineAndSurviveARestart) {
   EXPECT_EQ(id_of(port, "User dave logged in from 10.0.0.4"), disk);
   EXPECT_EQ(cluster_row(port, timeout).value("name", ""), "db timeouts");
   EXPECT_TRUE(cluster_row(port, disk).value("muted", false));
+}
+
+// The curation as one reviewable file: GET /curation from one deployment,
+// kept in version control, applied to another at its start
+// (--curation-file); applying it again takes nothing; a bad file stops the
+// start, naming it.
+TEST(Curation, AnExportedLogAppliesToAnotherDeploymentOnce) {
+  std::string exported;
+  std::string login, timeout;
+  {
+    ServerProcess first;
+    ASSERT_TRUE(first.start_ready());
+    const int port = first.http_port();
+    login = id_of(port, kLogin);
+    timeout = id_of(port, kTimeout);
+    const std::string disk = id_of(port, kDisk);
+    ASSERT_EQ(act(port, "/clusters/" + login + "/merge", {{"into", timeout}}).status, 201);
+    ASSERT_EQ(act(port, "/clusters/" + timeout + "/name", {{"name", "db timeouts"}, {"metric", true}}).status, 201);
+    ASSERT_EQ(act(port, "/clusters/" + disk + "/mute", json::object()).status, 201);
+    ASSERT_EQ(http_request(port, "POST", "/curation/3/undo", "", "application/json").status, 201);
+    exported = http_get(port, "/curation").body;
+  }
+  TempDir work("logsift-curation-file-");
+  const std::string file = work.path() + "/curation.json";
+  std::ofstream(file) << exported;
+  TempDir data("logsift-curation-other-");
+  ServerOptions o;
+  o.data_dir = data.path();
+  o.args = {"--curation-file", file};
+  {
+    ServerProcess other(o);
+    ASSERT_TRUE(other.start_ready()) << other.log_text();
+    const int port = other.http_port();
+    const json log = http_get(port, "/curation").json_body();
+    EXPECT_EQ(log.value("version", 0), 2) << "the merge and the name; the undone mute is not taken: " << log.dump();
+    EXPECT_EQ(id_of(port, "User erin logged in from 10.0.0.5"), timeout) << "ids are the same on every deployment";
+    EXPECT_EQ(cluster_row(port, timeout).value("name", ""), "db timeouts");
+    EXPECT_TRUE(cluster_row(port, timeout).value("metric", false));
+    EXPECT_NE(log["actions"][0].value("by", "").find("curation.json"), std::string::npos) << log.dump();
+  }
+  {
+    ServerProcess again(o);
+    ASSERT_TRUE(again.start_ready()) << again.log_text();
+    EXPECT_EQ(http_get(again.http_port(), "/curation").json_body().value("version", 0), 2) << "nothing taken twice";
+  }
+  std::ofstream(file) << "{\"actions\": [{\"kind\": \"merge\", \"cluster_id\": \"zz\"}]}";
+  auto bad = run_logsift({"serve", "--http-port", "0", "--tcp-port", "0", "--syslog-port", "-1", "--data-dir",
+                          data.path(), "--curation-file", file},
+                         "", {}, Millis(20000));
+  EXPECT_TRUE(bad.exit.exited && bad.exit.code != 0) << bad.describe();
+  EXPECT_NE((bad.out + bad.err).find("curation file: action 1"), std::string::npos) << bad.describe();
+}
+
+// Suggestions: one statement whose templates differ in one word that took
+// many values is proposed as one merge, with its evidence; accepting it is
+// one action (undone as one); a rejected suggestion is not proposed again.
+TEST(Curation, SuggestionsProposeMergesWithEvidenceAndRememberRejections) {
+  ServerProcess server;
+  ASSERT_TRUE(server.start_ready());
+  const int port = server.http_port();
+  const std::vector<std::string> tables = {"orders", "customers", "invoices", "payments", "shipments", "refunds"};
+  std::set<std::string> ids;
+  for (int round = 0; round < 2; ++round)
+    for (size_t i = 0; i < tables.size(); ++i)
+      ids.insert(id_of(port, "Replication of table " + tables[i] + " to the standby replica finished within the window"));
+  ASSERT_GE(ids.size(), 3u) << "the table names must split the statement, or there is nothing to suggest";
+  auto suggestions = [&] {
+    const HttpResponse r = http_get(port, "/clusters/suggestions");
+    EXPECT_EQ(r.status, 200) << r.describe();
+    return r.json_body()["suggestions"];
+  };
+  json list = suggestions();
+  json found;
+  for (const auto& s : list)
+    for (const auto& c : s["clusters"])
+      if (ids.count(c.value("cluster_id", ""))) found = s;
+  ASSERT_TRUE(found.is_object()) << "no suggestion for the replication statement: " << list.dump();
+  EXPECT_GE(found["clusters"].size(), 3u) << found.dump();
+  EXPECT_NE(found.value("template", "").find("<*>"), std::string::npos) << found.dump();
+  ASSERT_FALSE(found["slots"].empty()) << "the evidence: the values the varying place took";
+  EXPECT_GE(found["slots"][0].value("values", 0), 3) << found.dump();
+
+  // Accept: one action merges them all.
+  json members = json::array();
+  for (const auto& c : found["clusters"])
+    if (c["cluster_id"] != found["into"]) members.push_back(c["cluster_id"]);
+  const std::string into = found.value("into", "");
+  const std::string sid = found.value("id", "");
+  HttpResponse wrong = act(port, "/clusters/suggestions/" + sid + "/accept", {{"into", into}, {"members", json::array({into})}});
+  EXPECT_EQ(wrong.status, 409) << "another list is another suggestion: " << wrong.describe();
+  HttpResponse ok = act(port, "/clusters/suggestions/" + sid + "/accept", {{"into", into}, {"members", members}});
+  ASSERT_EQ(ok.status, 201) << ok.describe();
+  for (const auto& t : tables)
+    EXPECT_EQ(id_of(port, "Replication of table " + t + " to the standby replica finished within the window"), into);
+  for (const auto& s : suggestions()) EXPECT_NE(s.value("id", ""), sid) << "an accepted suggestion is not proposed again";
+
+  // Undone as one; then rejected, and not proposed again.
+  const int seq = ok.json_body().value("seq", 0);
+  ASSERT_EQ(http_request(port, "POST", "/curation/" + std::to_string(seq) + "/undo", "", "application/json").status, 201);
+  bool back = false;
+  for (const auto& s : suggestions()) back = back || s.value("id", "") == sid;
+  EXPECT_TRUE(back) << "undoing the accept proposes it again";
+  ASSERT_EQ(http_request(port, "POST", "/clusters/suggestions/" + sid + "/reject", "", "application/json").status, 201);
+  EXPECT_EQ(http_request(port, "POST", "/clusters/suggestions/" + sid + "/reject", "", "application/json").status, 409);
+  for (const auto& s : suggestions()) EXPECT_NE(s.value("id", ""), sid) << "a rejected suggestion came back";
 }

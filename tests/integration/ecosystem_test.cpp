@@ -39,6 +39,13 @@ TEST(Prometheus, MetricsPassPromtoolAndAreScrapedByPrometheus) {
   ASSERT_TRUE(server.start_ready());
   const int http = server.http_port();
   for (int i = 0; i < 20; ++i) ASSERT_EQ(post_infer(http, "scrape test line " + std::to_string(i)).status, 200);
+  // A cluster a person named and exported as a metric: its own series.
+  const std::string pinned = post_infer(http, "Payment 42 declined by issuer").json_body().value("cluster_id", "");
+  ASSERT_TRUE(is_hex16(pinned));
+  HttpResponse named = http_request(http, "POST", "/clusters/" + pinned + "/name",
+                                    json{{"name", "payments \"declined\""}, {"metric", true}}.dump(), "application/json");
+  ASSERT_EQ(named.status, 201) << named.describe();
+  for (int i = 0; i < 7; ++i) ASSERT_EQ(post_infer(http, "Payment " + std::to_string(100 + i) + " declined by issuer").status, 200);
   auto metrics = http_get(http, "/metrics");
   ASSERT_EQ(metrics.status, 200);
   // Prometheus's own exposition-format parser and linter.
@@ -68,7 +75,19 @@ TEST(Prometheus, MetricsPassPromtoolAndAreScrapedByPrometheus) {
       },
       Millis(30000), Millis(250));
   json up = http_get(prom_port, "/api/v1/query?query=up%7Bjob%3D%22logsift%22%7D").json_body();
+  // logsift_cluster_lines_total{cluster_id="<pinned>"}: the name as its label.
+  json series;
+  const bool pinned_scraped = wait_until(
+      [&] {
+        auto r = http_get(prom_port, "/api/v1/query?query=logsift_cluster_lines_total%7Bcluster_id%3D%22" + pinned + "%22%7D");
+        series = r.json_body();
+        return r.status == 200 && series.is_object() && !series["data"]["result"].empty();
+      },
+      Millis(15000), Millis(250));
   stop_background(prom);
+  ASSERT_TRUE(pinned_scraped) << "Prometheus never stored the pinned cluster's series: " << series.dump();
+  EXPECT_EQ(series["data"]["result"][0]["metric"].value("cluster", ""), "payments \"declined\"") << series;
+  EXPECT_EQ(std::stod(series["data"]["result"][0]["value"][1].get<std::string>()), 7.0) << series;
   ASSERT_TRUE(scraped) << "Prometheus never stored logsift_lines_total: " << result.dump();
   EXPECT_GE(std::stod(result["data"]["result"][0]["value"][1].get<std::string>()), 20.0) << result;
   ASSERT_TRUE(up.is_object() && !up["data"]["result"].empty()) << up;

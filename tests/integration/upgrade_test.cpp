@@ -141,6 +141,47 @@ TEST(Upgrade, ANewSeedKeepsClustersCountsAlertsAndOldIds) {
   EXPECT_EQ(http_get(again_same.http_port(), "/info").json_body()["migrations"].size(), 1u);
 }
 
+// The curation taken under one contract holds under the next: the log keeps
+// the ids as they were, and the migration's id map carries them, so a merge,
+// a name and a mute apply to the new ids, and an undo still takes them back.
+TEST(Upgrade, CurationIsCarriedToTheNewIds) {
+  TempDir data("logsift-upgrade-curation-");
+  std::vector<std::string> old_ids;
+  {
+    ServerProcess before(on(data.path(), {"--lsh-seed", "4242"}));
+    ASSERT_TRUE(before.start_ready());
+    const int port = before.http_port();
+    for (const auto& [id, is_new] : post_texts(port, kEvents)) old_ids.push_back(id);
+    ASSERT_EQ(old_ids.size(), kEvents.size());
+    auto act = [&](const std::string& target, const json& body) {
+      return http_request(port, "POST", target, body.dump(), "application/json").status;
+    };
+    ASSERT_EQ(act("/clusters/" + old_ids[0] + "/merge", {{"into", old_ids[1]}}), 201);
+    ASSERT_EQ(act("/clusters/" + old_ids[2] + "/name", {{"name", "disk full"}}), 201);
+    ASSERT_EQ(act("/clusters/" + old_ids[3] + "/mute", json::object()), 201);
+    ASSERT_EQ(act("/clusters/" + old_ids[4] + "/merge", {{"into", old_ids[5]}}), 201);
+    EXPECT_TRUE(before.stop().clean());
+  }
+  ServerProcess after(on(data.path(), {}));  // another seed: every id changes
+  ASSERT_TRUE(after.start_ready()) << after.log_text();
+  const int port = after.http_port();
+  ASSERT_TRUE(last_migration(port).is_object());
+  const auto now = post_texts(port, kEvents);
+  ASSERT_EQ(now.size(), kEvents.size());
+  for (size_t i = 0; i < kEvents.size(); ++i) EXPECT_NE(now[i].first, old_ids[i]);
+  EXPECT_EQ(now[0].first, now[1].first) << "the merge holds under the new ids";
+  EXPECT_EQ(now[4].first, now[5].first);
+  const json curation = http_get(port, "/curation").json_body();
+  EXPECT_EQ(curation.value("version", 0), 4);
+  EXPECT_EQ(curation["named"][now[2].first].value("name", ""), "disk full");
+  EXPECT_TRUE(curation["muted"].contains(now[3].first)) << curation.dump();
+  // An action taken before the upgrade is still undone by its number.
+  ASSERT_EQ(http_request(port, "POST", "/curation/1/undo", "", "application/json").status, 201);
+  const auto undone = post_texts(port, {kEvents[0]});
+  ASSERT_EQ(undone.size(), 1u);
+  EXPECT_NE(undone[0].first, now[1].first);
+}
+
 TEST(Upgrade, ANarrowerContractMergesAndAWiderOneSplitsWithCountsAddingUp) {
   TempDir data("logsift-upgrade-");
   {

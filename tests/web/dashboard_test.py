@@ -9,6 +9,10 @@ chromium-driver) through the page:
   * the page and its files load, with no SEVERE (or WARNING) browser console entry;
   * the clusters table shows the template the test just posted;
   * clicking that cluster draws its Chart.js chart (bar pixels on the canvas);
+  * the "Fix this cluster" form: naming (exported as a metric) and muting the
+    cluster, then merging another cluster into it, each by clicks, checked in
+    the API's state (GET /clusters/{id}, GET /curation), and a suggested
+    merge accepted by a click (the statement's lines then get one id);
   * the dead-lettered alert is listed, and its Retry button re-queues it (the
     API then reports it pending, delivered, or failed again with a newer
     updated_at);
@@ -436,6 +440,77 @@ def run_browser(browser, page_base, base, main_cid, template, n_main, by_cluster
         raise Fail(f"chart data total {px['total']}, expected >= {n_main} lines: {px}")
     log(f"chart drawn: canvas {px['w']}x{px['h']}, {px['painted']} painted px, {px['bar']} bar px "
         f"({px['barColor']}), data total {px['total']}; {len(examples)} example lines")
+
+    # Fixing clusters with real clicks: name (exported as a metric) and mute
+    # the selected cluster, then merge another cluster into it; the API's
+    # state says each click took effect.
+    d.find_element("css selector", "#curate summary").click()
+    name_box = d.find_element("css selector", "#curate-name")
+    name_box.clear()
+    name_box.send_keys("connections closed")
+    d.find_element("css selector", "#curate-metric").click()
+    d.find_element("css selector", "#curate-name-save").click()
+
+    def cluster(cid):
+        st, c, _ = http(base, "GET", f"/clusters/{cid}")
+        return c if st == 200 else None
+
+    poll("the name to be saved", lambda: (cluster(main_cid) or {}).get("name") == "connections closed"
+         and cluster(main_cid).get("metric") is True, 10)
+    d.find_element("css selector", "#curate-mute").click()
+    poll("the mute to be saved", lambda: (cluster(main_cid) or {}).get("muted") is True, 10)
+    poll("the table to show the name and the mute",
+         lambda: js("const r = document.querySelector(`#clusters-body tr[data-cluster-id='${arguments[0]}']`);"
+                    "return r && r.querySelector('.badge.muted') && r.querySelector('.badge.name') &&"
+                    " r.querySelector('.badge.name').textContent === 'connections closed';", main_cid), 10)
+    other = next(cid for cid in by_cluster if cid != main_cid)
+    d.find_element("css selector", f"#clusters-body tr[data-cluster-id='{other}'] .tpl-button").click()
+    poll(f"the detail of {other}", lambda: other in js("return document.getElementById('detail-heading').textContent"), 10)
+    if not js("return document.getElementById('curate').open"):
+        d.find_element("css selector", "#curate summary").click()
+    into = d.find_element("css selector", "#curate-into")
+    into.clear()
+    into.send_keys(main_cid)
+    d.find_element("css selector", "#curate-merge").click()
+    poll(f"{other} to be merged into {main_cid}",
+         lambda: http(base, "GET", "/curation")[1].get("merged", {}).get(other) == main_cid, 10)
+    joined = poll(f"GET /clusters/{other} to answer with {main_cid}", lambda: cluster(other), 10)
+    if joined.get("cluster_id") != main_cid:
+        raise Fail(f"GET /clusters/{other} after the merge answers {joined.get('cluster_id')}, expected {main_cid}")
+    poll(f"the table to mark {other} merged", lambda: js(
+        "const r = document.querySelector(`#clusters-body tr[data-cluster-id='${arguments[0]}']`);"
+        "return r && r.querySelector('.badge.merged');", other), 10)
+    st, log_, _ = http(base, "GET", "/curation")
+    kinds = [a.get("kind") for a in log_.get("actions", [])]
+    if kinds != ["name", "mute", "merge"]:
+        raise Fail(f"the curation log after three clicks holds {kinds}")
+    log(f"fixing clusters: named and muted {main_cid}, merged {other} into it, by clicks; log {kinds}")
+
+    # A suggested merge, accepted by a click: one statement whose templates
+    # differ in the table's name.
+    tables = ["orders", "customers", "invoices", "payments", "shipments", "refunds"]
+    lines = [f"Replication of table {t} to the standby replica finished within the window" for t in tables]
+    st, res, _ = http(base, "POST", "/inferences", {"texts": lines})
+    if st != 200:
+        raise Fail(f"POST /inferences (replication lines): {st} {res}")
+    split = {r["cluster_id"] for r in res["results"]}
+    if len(split) < 3:
+        raise Fail(f"the replication lines made {len(split)} clusters: nothing to suggest")
+    d.find_element("css selector", "#suggestions-load").click()
+    sid = poll("a suggested merge of the replication statement", lambda: js(
+        "for (const li of document.querySelectorAll('#suggestions-list > li[data-suggestion-id]'))"
+        "  if (li.querySelector('pre').textContent.includes('Replication of table')) return li.getAttribute('data-suggestion-id');"
+        "return null;"), 15)
+    d.find_element("css selector", f"#suggestions-list li[data-suggestion-id='{sid}'] button[data-accept]").click()
+    poll(f"suggestion {sid} accepted in the curation log", lambda: any(
+        a.get("kind") == "accept" and a.get("suggestion") == sid for a in http(base, "GET", "/curation")[1].get("actions", [])), 10)
+    st, res, _ = http(base, "POST", "/inferences", {"texts": lines})
+    joined = {r["cluster_id"] for r in res["results"]}
+    if len(joined) != 1:
+        raise Fail(f"after accepting the suggestion the replication lines still get {len(joined)} ids: {joined}")
+    poll("the accepted suggestion to leave the list", lambda: js(
+        "return !document.querySelector(`#suggestions-list li[data-suggestion-id='${arguments[0]}']`);", sid), 10)
+    log(f"suggestion {sid} accepted by a click: {len(split)} clusters of the replication statement are one")
 
     # The dead-lettered alert and its Retry button.
     aid = alert["id"]

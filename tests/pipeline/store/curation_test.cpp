@@ -7,6 +7,7 @@
 
 #include <limits>
 #include <set>
+#include <unordered_set>
 
 #include <gtest/gtest.h>
 
@@ -68,6 +69,72 @@ TEST(Curation, RefusesWhatWouldBreakTheGraphOrNameNothing) {
   EXPECT_EQ(check(u, name, kAll)->status, 400) << "an empty name";
   name.name = "checkout errors";
   EXPECT_FALSE(check(u, name, kAll));
+}
+
+TEST(Curation, MetricsArePinnedByNameUpToTheBoundAndANameWithoutOneUnpins) {
+  auto named = [](uint64_t id, bool metric) {
+    CurationAction a;
+    a.kind = CurationKind::kName;
+    a.cluster_id = id;
+    a.name = "n" + std::to_string(id);
+    a.metric = metric;
+    return a;
+  };
+  const CurationState s = fold_all({named(1, true), named(2, true)});
+  EXPECT_EQ(s.pinned, (std::unordered_set<uint64_t>{1, 2}));
+  EXPECT_EQ(check(s, named(3, true), kAll, 2)->status, 409) << "past curation_max_metric_series";
+  EXPECT_FALSE(check(s, named(1, true), kAll, 2)) << "renaming a pinned one is no new series";
+  EXPECT_FALSE(check(s, named(3, false), kAll, 2));
+  const CurationState t = fold_all({named(1, true), named(2, true), named(1, false)});
+  EXPECT_EQ(t.pinned, (std::unordered_set<uint64_t>{2}));
+  EXPECT_TRUE(CurationAction::from_text(named(4, true).to_text(), 1).metric);
+}
+
+TEST(Curation, IdsOfAnEarlierContractAreCarriedByTheIdMap) {
+  // 1 became 10 and 11 (a split), 2 became 20, 3 became 30.
+  const IdTranslator tr = [](uint64_t id) -> std::vector<uint64_t> {
+    if (id == 1) return {10, 11};
+    if (id == 2) return {20};
+    if (id == 3) return {30};
+    return {};
+  };
+  CurationAction name;
+  name.kind = CurationKind::kName;
+  name.cluster_id = 3;
+  name.name = "x";
+  std::vector<CurationAction> log = {merge(1, 2), name};
+  for (size_t i = 0; i < log.size(); ++i) log[i].seq = static_cast<int64_t>(i) + 1;
+  const CurationState s = fold(log, tr);
+  EXPECT_EQ(s.resolve(10), 20u);
+  EXPECT_EQ(s.resolve(11), 20u) << "each part of a split cluster stays merged";
+  EXPECT_EQ(s.resolve(1), 1u) << "the old id is no line's any more";
+  ASSERT_TRUE(s.named(30));
+  EXPECT_EQ(s.named(30)->name, "x");
+  EXPECT_EQ(s.actions[0].cluster_id, 1u) << "the log keeps the ids as taken";
+}
+
+TEST(Curation, AnAcceptedSuggestionIsOneActionAndARejectedOneIsRemembered) {
+  CurationAction accept;
+  accept.kind = CurationKind::kAccept;
+  accept.suggestion = "s1";
+  accept.into = 1;
+  accept.members = {2, 3};
+  CurationAction reject;
+  reject.kind = CurationKind::kReject;
+  reject.suggestion = "s2";
+  const CurationState s = fold_all({accept, reject});
+  EXPECT_EQ(s.resolve(2), 1u);
+  EXPECT_EQ(s.resolve(3), 1u);
+  EXPECT_TRUE(s.rejected.count("s2"));
+  EXPECT_EQ(check(s, reject, kAll)->status, 409) << "rejected already";
+  CurationAction again = accept;
+  EXPECT_EQ(check(s, again, kAll)->status, 409) << "its clusters are merged already: nothing half-applied";
+  const CurationState u = fold_all({accept, reject, undo(1)});
+  EXPECT_EQ(u.resolve(2), 2u) << "undone as one";
+  EXPECT_EQ(u.resolve(3), 3u);
+  const CurationAction back = CurationAction::from_text(accept.to_text(), 1);
+  EXPECT_EQ(back.members, accept.members);
+  EXPECT_EQ(back.suggestion, "s1");
 }
 
 TEST(Curation, AMuteEndsAtItsTimeAndForGoodHasNone) {
