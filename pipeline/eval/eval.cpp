@@ -467,6 +467,7 @@ EvalReport evaluate_dir(const std::string& dir, const ClusterFn& fn, const EvalO
         score.pa = parsing_accuracy(truth, templates);
         score.why = explain(truth, ids, lines, templates, opts.explain, opts.parts);
         if (event_col >= 0) score.events = score_events(table, event_col, lines, truth, ids, opts, csv_path);
+        if (opts.curate) score.curation = simulate_curation(truth, ids, templates, opts.manual);
         report.datasets.push_back(std::move(score));
     }
 
@@ -479,6 +480,37 @@ EvalReport evaluate_dir(const std::string& dir, const ClusterFn& fn, const EvalO
     report.avg_ga_template /= static_cast<double>(report.datasets.size());
     report.avg_pa /= static_cast<double>(report.datasets.size());
     return report;
+}
+
+std::string format_curation(const EvalReport& r) {
+    size_t name_w = std::string_view("Dataset").size();
+    for (const auto& d : r.datasets) name_w = std::max(name_w, d.name.size());
+    auto row = [&](const std::vector<std::string>& cells) {
+        std::string line = pad_right(cells[0], name_w);
+        for (size_t i = 1; i < cells.size(); ++i) line += "  " + pad_left(cells[i], i <= 4 ? 10 : 9);
+        return line + "\n";
+    };
+    std::string out = "Curation (first half curated with the labels: correct suggestions accepted, the rest rejected,\n"
+                      "then by hand, for the events split most, a word marked a value or a piece merged; the other\n"
+                      "half never seen by it):\n";
+    out += row({"Dataset", "seen:GA", "seen:after", "other:GA", "other:after", "suggested", "accepted", "rejected", "manual", "values"});
+    double bs = 0, as = 0, bo = 0, ao = 0;
+    size_t n = 0, sug = 0, acc = 0, rej = 0, man = 0, val = 0;
+    for (const auto& d : r.datasets) {
+        if (!d.curation) continue;
+        const auto& c = *d.curation;
+        out += row({d.name, format_fixed4(c.ga_before_seen), format_fixed4(c.ga_after_seen), format_fixed4(c.ga_before_other),
+                    format_fixed4(c.ga_after_other), std::to_string(c.suggested), std::to_string(c.accepted),
+                    std::to_string(c.rejected), std::to_string(c.manual), std::to_string(c.values)});
+        bs += c.ga_before_seen, as += c.ga_after_seen, bo += c.ga_before_other, ao += c.ga_after_other;
+        sug += c.suggested, acc += c.accepted, rej += c.rejected, man += c.manual, val += c.values;
+        ++n;
+    }
+    if (n == 0) return out;
+    const double k = static_cast<double>(n);
+    out += row({"Average", format_fixed4(bs / k), format_fixed4(as / k), format_fixed4(bo / k), format_fixed4(ao / k),
+                std::to_string(sug), std::to_string(acc), std::to_string(rej), std::to_string(man), std::to_string(val)});
+    return out;
 }
 
 std::string format_table(const EvalReport& r) {

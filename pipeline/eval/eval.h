@@ -13,6 +13,8 @@
 
 #include "pipeline/core/wildcards.h"  // collapse_wildcards: the canonical form GA(tmpl) compares
 
+#include "pipeline/eval/curate.h"
+
 namespace logsift::eval {
 
 struct Prediction {
@@ -127,6 +129,7 @@ struct DatasetScore {
     size_t lines = 0;
     Explanation why;  // of the cluster-id GA
     std::optional<EventScores> events;
+    std::optional<CurationScore> curation;  // EvalOptions::curate
 };
 
 struct EvalOptions {
@@ -140,6 +143,10 @@ struct EvalOptions {
     // text per event -> one prediction per event. Empty: events are scored
     // only line by line.
     ClusterFn whole;
+    // Curation as a person with the labels would do it (pipeline/eval/curate.h),
+    // with at most `manual` merges of their own per set.
+    bool curate = false;
+    size_t manual = 5;
 };
 
 struct EvalReport {
@@ -157,6 +164,9 @@ EvalReport evaluate_dir(const std::string& dir, const ClusterFn& fn, const EvalO
 // Aligned text table: Dataset | Lines | GA | GA(tmpl) | PA, then an Average row;
 // 4 decimals. GA is of cluster_id, GA(tmpl) of template_id.
 std::string format_table(const EvalReport& r);
+// With EvalOptions::curate: per set, GA before and after curation on the half
+// it saw and on the other half, and the actions it took; then averages.
+std::string format_curation(const EvalReport& r);
 
 // Per set with an error: one summary line (events split, ids merging, the
 // lines each costs), then its worst splits and merges with example lines

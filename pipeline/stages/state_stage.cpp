@@ -88,15 +88,43 @@ void StateStage::emit(std::vector<AlertEvent>& events) {
   events.clear();
 }
 
+void StateStage::refresh_curation() {
+  last_curation_refresh_ms_ = now_ms();
+  try {
+    refresh_curation_();
+  } catch (const std::exception& e) {
+    spdlog::error("stage {}: reading the curation log: {} (the last one read stays in use)", name(), e.what());
+  }
+}
+
 void StateStage::apply(std::vector<Batch*>& group) {
+  // Another replica's curation reaches this one's lines within a quarter of
+  // a second under traffic (the tick does it when idle).
+  if (refresh_curation_ && now_ms() - last_curation_refresh_ms_ >= 250) refresh_curation();
   if (curation_) {
     // Merged clusters: their lines are counted, stored, windowed and
     // alerted under the cluster they joined, and replied with its id.
     const auto cur = curation_->get();
-    if (!cur->merged_into.empty())
+    if (!cur->value_rules.empty()) {
+      // Value rules match templates: each (template, cluster) answer is kept
+      // until the curation changes.
+      if (cur != resolved_under_ || resolved_.size() > 200000) {
+        resolved_.clear();
+        resolved_under_ = cur;
+      }
+      for (Batch* b : group)
+        for (auto& r : b->records) {
+          if (!r.ok()) continue;
+          // Keyed by both: a trace's cluster id is its head's template and its frames.
+          auto [it, fresh] = resolved_.try_emplace(r.template_id * 0x9E3779B97F4A7C15ULL ^ r.cluster_id, 0);
+          if (fresh) it->second = cur->resolve_line(r.cluster_id, r.template_text);
+          r.cluster_id = it->second;
+        }
+    } else if (!cur->merged_into.empty()) {
       for (Batch* b : group)
         for (auto& r : b->records)
           if (r.ok()) r.cluster_id = cur->resolve(r.cluster_id);
+    }
   }
   size_t clustered = 0;
   for (Batch* b : group)
@@ -282,13 +310,7 @@ void StateStage::refuse(std::vector<Batch*>& group, const Status& why) {
 }
 
 void StateStage::on_tick() {
-  if (refresh_curation_) {
-    try {
-      refresh_curation_();
-    } catch (const std::exception& e) {
-      spdlog::error("stage {}: reading the curation log: {} (the last one read stays in use)", name(), e.what());
-    }
-  }
+  if (refresh_curation_) refresh_curation();
   std::vector<AlertEvent> raised;
   if (catalog_) {
     // Writes buffered while the store was unreachable, with no traffic

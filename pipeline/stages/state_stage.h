@@ -54,8 +54,8 @@ class StateStage final : public BatchingStage {
   void set_after_commit_hook(std::function<void()> hook) { after_commit_ = std::move(hook); }
   // Before traffic: the curation whose merges send a line to the cluster it
   // joined (before the catalog, the windows and the alerts see it), and how
-  // to re-read it (each tick: another replica's edits take effect within
-  // about a second).
+  // to re-read it (at most every 250 ms under traffic, and each tick:
+  // another replica's edits reach the next line within a second).
   void set_curation(const Curation* curation, std::function<void()> refresh) {
     curation_ = curation;
     refresh_curation_ = std::move(refresh);
@@ -109,7 +109,12 @@ class StateStage final : public BatchingStage {
   CountPublisher publisher_;
   std::function<void()> after_commit_;
   const Curation* curation_ = nullptr;
+  int64_t last_curation_refresh_ms_ = 0;  // state thread
+  void refresh_curation();
   std::unordered_map<uint64_t, uint64_t> pinned_counts_;  // under mu_
+  // (template id, cluster id) -> the cluster its lines go to under resolved_under_ (state thread)
+  std::unordered_map<uint64_t, uint64_t> resolved_;
+  std::shared_ptr<const CurationState> resolved_under_;
   std::function<void()> refresh_curation_;
 };
 

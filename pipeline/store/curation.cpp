@@ -23,13 +23,15 @@ const char* kind_name(CurationKind k) {
     case CurationKind::kUndo: return "undo";
     case CurationKind::kAccept: return "accept";
     case CurationKind::kReject: return "reject";
+    case CurationKind::kValue: return "value";
   }
   return "?";
 }
 
 std::string CurationAction::to_text() const {
   json j = {{"kind", kind_name(kind)}, {"at_ms", at_ms}, {"by", by}};
-  if (kind == CurationKind::kMerge || kind == CurationKind::kName || kind == CurationKind::kMute)
+  if (kind == CurationKind::kMerge || kind == CurationKind::kName || kind == CurationKind::kMute ||
+      kind == CurationKind::kValue)
     j["cluster_id"] = lsh::format_id(cluster_id);
   switch (kind) {
     case CurationKind::kMerge: j["into"] = lsh::format_id(into); break;
@@ -49,6 +51,14 @@ std::string CurationAction::to_text() const {
       break;
     }
     case CurationKind::kReject: j["suggestion"] = suggestion; break;
+    case CurationKind::kValue: {
+      j["position"] = position;
+      j["pattern"] = pattern;
+      json m = json::array();
+      for (uint64_t id : members) m.push_back(lsh::format_id(id));
+      j["members"] = std::move(m);
+      break;
+    }
   }
   return j.dump();
 }
@@ -84,6 +94,16 @@ CurationAction CurationAction::from_text(const std::string& text, int64_t seq) {
   } else if (kind == "undo") {
     a.kind = CurationKind::kUndo;
     a.undoes = j.value("undoes", int64_t{0});
+  } else if (kind == "value") {
+    a.kind = CurationKind::kValue;
+    a.cluster_id = id("cluster_id");
+    a.position = j.value("position", int64_t{-1});
+    a.pattern = j.value("pattern", std::string());
+    if (const auto m = j.find("members"); m != j.end() && m->is_array())
+      for (const auto& x : *m) {
+        uint64_t v = 0;
+        if (x.is_string() && lsh::parse_id(x.get<std::string>(), &v)) a.members.push_back(v);
+      }
   } else if (kind == "accept" || kind == "reject") {
     a.kind = kind == "accept" ? CurationKind::kAccept : CurationKind::kReject;
     a.suggestion = j.value("suggestion", std::string());
@@ -103,6 +123,32 @@ CurationAction CurationAction::from_text(const std::string& text, int64_t seq) {
     throw std::invalid_argument("curation action " + std::to_string(seq) + ": unknown kind '" + kind + "'");
   }
   return a;
+}
+
+std::vector<std::string> template_words(std::string_view t) {
+  std::vector<std::string> out;
+  size_t i = 0;
+  while (i < t.size()) {
+    while (i < t.size() && t[i] == ' ') ++i;
+    const size_t b = i;
+    while (i < t.size() && t[i] != ' ') ++i;
+    if (i > b) out.emplace_back(t.substr(b, i - b));
+  }
+  return out;
+}
+
+bool ValueRule::matches(std::string_view t) const {
+  size_t i = 0, w = 0;
+  while (i < t.size()) {
+    while (i < t.size() && t[i] == ' ') ++i;
+    const size_t b = i;
+    while (i < t.size() && t[i] != ' ') ++i;
+    if (i == b) break;
+    if (w >= words.size()) return false;
+    if (words[w] != "<*>" && t.substr(b, i - b) != words[w]) return false;
+    ++w;
+  }
+  return w == words.size();
 }
 
 std::vector<uint64_t> CurationState::members(uint64_t id) const {
@@ -153,6 +199,14 @@ CurationState fold(std::vector<CurationAction> actions, const IdTranslator& tran
         break;
       }
       case CurationKind::kReject: s.rejected.insert(a.suggestion); break;
+      case CurationKind::kValue: {
+        const uint64_t into = now(a.cluster_id).front();
+        for (uint64_t member : a.members)
+          for (uint64_t from : now(member))
+            if (from != into) edge[from] = into;
+        s.value_rules.push_back({into, template_words(a.pattern), a.seq});
+        break;
+      }
       case CurationKind::kUndo: break;
     }
   }
@@ -212,6 +266,21 @@ std::optional<CurationRefusal> check(const CurationState& s, const CurationActio
         if (!known(m)) return CurationRefusal{404, "no cluster " + id(m)};
         if (auto r = merged(m)) return r;
       }
+      return std::nullopt;
+    }
+    case CurationKind::kValue: {
+      if (!known(a.cluster_id)) return CurationRefusal{404, "no cluster " + id(a.cluster_id)};
+      if (auto r = merged(a.cluster_id)) return r;
+      const auto words = template_words(a.pattern);
+      if (a.position < 0 || a.position >= static_cast<int64_t>(words.size()) ||
+          words[static_cast<size_t>(a.position)] != "<*>")
+        return CurationRefusal{400, "'position' must be the number (from 0) of a word of the template"};
+      for (const auto& r : s.value_rules)
+        if (r.cluster_id == s.resolve(a.cluster_id) && r.words == words)
+          return CurationRefusal{409, "that word is a value already (action " + std::to_string(r.seq) + ")"};
+      for (uint64_t m : a.members)
+        if (m != a.cluster_id)
+          if (auto r = merged(m)) return r;
       return std::nullopt;
     }
     case CurationKind::kReject:
@@ -341,6 +410,10 @@ bool in_effect(const CurationState& s, const CurationAction& a) {
         if (s.resolve(m) != s.resolve(a.into)) return false;
       return true;
     case CurationKind::kReject: return s.rejected.count(a.suggestion) > 0;
+    case CurationKind::kValue:
+      return std::any_of(s.value_rules.begin(), s.value_rules.end(), [&](const ValueRule& r) {
+        return r.cluster_id == s.resolve(a.cluster_id) && r.words == template_words(a.pattern);
+      });
     case CurationKind::kUndo: return true;
   }
   return true;

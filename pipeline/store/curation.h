@@ -23,7 +23,7 @@
 
 namespace logsift {
 
-enum class CurationKind { kMerge, kName, kMute, kUndo, kAccept, kReject };
+enum class CurationKind { kMerge, kName, kMute, kUndo, kAccept, kReject, kValue };
 
 struct CurationAction {
   int64_t seq = 0;    // 1, 2, ... in the store's order (0 before it is stored)
@@ -37,7 +37,9 @@ struct CurationAction {
   int64_t until_ms = 0;          // mute: until then; 0 = for good
   int64_t undoes = 0;            // undo: the seq of the action taken back
   std::string suggestion;        // accept, reject: the suggestion's id
-  std::vector<uint64_t> members; // accept: the clusters merged into `into`
+  std::vector<uint64_t> members; // accept, value: the clusters merged into `into` / cluster_id
+  std::string pattern;           // value: the cluster's template with the word at `position` as <*>
+  int64_t position = -1;         // value: the word (0-based, blank-separated) that is a value
 
   // The stored form (one JSON object); from_text throws std::invalid_argument.
   std::string to_text() const;
@@ -45,6 +47,17 @@ struct CurationAction {
 };
 
 const char* kind_name(CurationKind k);
+
+// "This word is a value": a template pattern, words split at blanks, "<*>"
+// where a value stands. A template of as many words, equal to the pattern
+// wherever the pattern has a word, is the pattern's statement.
+struct ValueRule {
+  uint64_t cluster_id = 0;  // where the statement's lines go
+  std::vector<std::string> words;
+  int64_t seq = 0;
+  bool matches(std::string_view template_text) const;
+};
+std::vector<std::string> template_words(std::string_view template_text);
 
 struct CurationState {
   int64_t version = 0;  // actions folded: the store's count
@@ -59,6 +72,17 @@ struct CurationState {
   std::unordered_map<uint64_t, int64_t> muted_until;  // INT64_MAX: for good
   std::unordered_set<uint64_t> pinned;                // named and exported as a metric
   std::unordered_set<std::string> rejected;           // suggestions a person turned down
+  std::vector<ValueRule> value_rules;                 // in the order taken
+
+  // The id a line of cluster `id` with template `template_text` is counted
+  // under: the cluster it was merged into, else the cluster of a value rule
+  // its template matches, else its own.
+  uint64_t resolve_line(uint64_t id, std::string_view template_text) const {
+    if (auto it = merged_into.find(id); it != merged_into.end()) return it->second;
+    for (const auto& r : value_rules)
+      if (r.matches(template_text)) return resolve(r.cluster_id);
+    return id;
+  }
 
   // The id a line of `id` is counted under.
   uint64_t resolve(uint64_t id) const {

@@ -14,7 +14,7 @@
 #include "pipeline/core/time.h"
 #include "pipeline/store/curation.h"
 #include "pipeline/stages/bank_miner.h"
-#include "pipeline/stages/format_bank.h"
+#include "pipeline/stages/suggest.h"
 #include "pipeline/store/catalog_store.h"
 #include "service/api/background_work.h"
 
@@ -62,6 +62,8 @@ bool parse_label(const Target& t, std::pair<std::string, std::string>* out) {
   return true;
 }
 
+}  // namespace
+
 // The catalog's clusters, most counted first, a page at a time, at most
 // max_clusters, each once (under traffic a page may shift by a row; a
 // cluster read twice is read once). A filtered page (q, label) scans every
@@ -87,71 +89,34 @@ int64_t each_cluster(ClusterStore& catalog, int64_t max_clusters, const std::str
   return total;
 }
 
-// Merges the catalog has evidence for: the mined-bank rule (bank_miner.h)
-// over the clusters' templates finds statements whose templates differ
-// only where a value stands (one word with many values, or a value of two
-// shapes); the clusters whose templates one mined format matches are one
-// suggestion, into the most counted of them. Merged clusters and rejected
-// suggestions are left out.
+namespace {
+
+// The catalog's suggested merges (pipeline/stages/suggest.h) as the API
+// shows them; merged clusters and rejected suggestions are left out.
 json suggestions_json(ClusterStore& catalog, const CurationState& cur, int64_t max_clusters) {
-  std::vector<ClusterRow> rows;
-  BankMiner miner;
+  std::vector<ClusterTemplate> rows;
   each_cluster(catalog, max_clusters, "", {}, [&](const ClusterRow& row) {
-    if (cur.resolve(row.cluster_id) != row.cluster_id) return;  // merged already
-    miner.add(row.template_text, row.count);
-    rows.push_back(row);
+    if (cur.resolve(row.cluster_id) == row.cluster_id) rows.push_back({row.cluster_id, row.template_text, row.count});
   });
-  const auto formats = miner.mine();
-  std::vector<std::string> texts;
-  std::unordered_map<std::string, const MinedFormat*> by_text;
-  for (const auto& f : formats) {
-    texts.push_back(f.format);
-    by_text[f.format] = &f;
-  }
-  const FormatBank bank = FormatBank::from_formats(texts, 0);
-  std::map<uint32_t, std::vector<const ClusterRow*>> groups;
-  for (const auto& row : rows)
-    if (auto m = bank.match(row.template_text)) groups[m->format].push_back(&row);
   json out = json::array();
-  for (auto& [format, members] : groups) {
-    if (members.size() < 2) continue;
-    std::sort(members.begin(), members.end(), [](const ClusterRow* a, const ClusterRow* b) {
-      return a->count != b->count ? a->count > b->count : a->cluster_id < b->cluster_id;
-    });
-    std::vector<uint64_t> ids;
-    for (const auto* m : members) ids.push_back(m->cluster_id);
-    const std::string id = suggestion_id(ids.front(), {ids.begin() + 1, ids.end()});
-    if (cur.rejected.count(id)) continue;
+  for (const auto& s : suggest_merges(rows)) {
+    if (cur.rejected.count(s.id)) continue;
     json clusters = json::array();
-    uint64_t lines = 0;
-    for (const auto* m : members) {
-      clusters.push_back({{"cluster_id", lsh::format_id(m->cluster_id)}, {"template", m->template_text}, {"count", m->count}});
-      lines += m->count;
-    }
+    for (size_t m : s.members)
+      clusters.push_back({{"cluster_id", lsh::format_id(rows[m].cluster_id)}, {"template", rows[m].template_text}, {"count", rows[m].count}});
     json slots = json::array();
-    if (auto it = by_text.find(bank.formats()[format].text); it != by_text.end())
-      for (const auto& s : it->second->slots) slots.push_back({{"examples", s.examples}, {"values", s.values}});
-    out.push_back({{"id", id},
-                   {"into", lsh::format_id(ids.front())},
-                   {"template", bank.render(format)},
+    for (const auto& slot : s.slots) slots.push_back({{"examples", slot.examples}, {"values", slot.values}});
+    out.push_back({{"id", s.id},
+                   {"into", lsh::format_id(rows[s.members.front()].cluster_id)},
+                   {"template", s.template_text},
                    {"clusters", std::move(clusters)},
-                   {"lines", lines},
+                   {"lines", s.lines},
                    {"slots", std::move(slots)}});
   }
-  std::stable_sort(out.begin(), out.end(), [](const json& a, const json& b) {
-    return a["lines"].get<uint64_t>() > b["lines"].get<uint64_t>();
-  });
   return out;
 }
 
 }  // namespace
-
-std::string suggestion_id(uint64_t into, std::vector<uint64_t> members) {
-  std::sort(members.begin(), members.end());
-  std::string key = lsh::format_id(into);
-  for (uint64_t m : members) key += "," + lsh::format_id(m);
-  return lsh::format_id(lsh::stable_hash64(key));
-}
 
 void handle_suggestions(AppContext& ctx, const HttpRequest& req, const Target& t, Responder respond) {
   if (!ctx.catalog || !ctx.curation) return respond(json_response(req, http::status::not_found, {{"error", "no catalog"}}));

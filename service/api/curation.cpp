@@ -12,6 +12,7 @@
 #include "lsh/lsh.h"
 #include "pipeline/core/metrics.h"
 #include "pipeline/core/time.h"
+#include "pipeline/stages/suggest.h"
 #include "pipeline/store/curation.h"
 #include "pipeline/store/catalog_store.h"
 #include "service/api/auth.h"
@@ -139,6 +140,37 @@ HttpResponse handle_cluster_action(AppContext& ctx, const HttpRequest& req, std:
   if (action == "merge") {
     a.kind = CurationKind::kMerge;
     if (!read_id(body, "into", &a.into)) return bad_field(req, "into", "'into' must be a cluster id (16 hex digits)");
+  } else if (action == "value") {
+    // "This word is a value": the cluster's template with that word as <*>
+    // is a rule; the clusters whose templates it matches join it now, and
+    // lines whose templates it matches later, whatever word stands there.
+    a.kind = CurationKind::kValue;
+    auto pos = body.find("position");
+    if (pos == body.end() || !pos->is_number_integer() || pos->get<int64_t>() < 0)
+      return bad_field(req, "position", "'position' must be the number (from 0) of a word of the template");
+    a.position = pos->get<int64_t>();
+    const auto c = ctx.catalog->get(a.cluster_id);
+    if (!c) return error_response(req.version(), req.keep_alive(), http::status::not_found, Reject::kNotFound,
+                                  "no cluster " + std::string(id_text));
+    auto words = template_words(c->row.template_text);
+    if (a.position >= static_cast<int64_t>(words.size()))
+      return bad_field(req, "position", "the template has " + std::to_string(words.size()) + " words");
+    if (words[static_cast<size_t>(a.position)] == "<*>")
+      return bad_field(req, "position", "that word is a value already");
+    words[static_cast<size_t>(a.position)] = "<*>";
+    for (size_t i = 0; i < words.size(); ++i) a.pattern += (i ? " " : "") + words[i];
+    ValueRule rule{a.cluster_id, template_words(a.pattern), 0};
+    const auto cur = ctx.curation->get();
+    const int64_t total = each_cluster(*ctx.catalog, 1000000, "", {}, [&](const ClusterRow& row) {
+      if (row.cluster_id != a.cluster_id && cur->resolve(row.cluster_id) == row.cluster_id &&
+          rule.matches(row.template_text))
+        a.members.push_back(row.cluster_id);
+    });
+    // A word that is the statement itself ("<*> <*> failed"): bounded.
+    if (a.members.size() > 10 && static_cast<int64_t>(a.members.size()) * 4 > total)
+      return error_response(req.version(), req.keep_alive(), http::status::conflict, Reject::kBadRequest,
+                            "that rule would join " + std::to_string(a.members.size()) + " of the catalog's " +
+                                std::to_string(total) + " clusters (more than a quarter): choose a word that says less");
   } else if (action == "name") {
     a.kind = CurationKind::kName;
     auto name = body.find("name"), note = body.find("note");

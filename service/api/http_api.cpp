@@ -179,6 +179,8 @@ void handle_http_request(AppContext& ctx, AnyExecutor ex, HttpRequest&& req, Res
       if (only(http::verb::post)) respond(handle_cluster_action(ctx, req, between(t.path, 10, 6), "merge"));
     } else if (t.path.size() > 15 && t.path.starts_with("/clusters/") && t.path.ends_with("/name")) {
       if (only(http::verb::post)) respond(handle_cluster_action(ctx, req, between(t.path, 10, 5), "name"));
+    } else if (t.path.size() > 16 && t.path.starts_with("/clusters/") && t.path.ends_with("/value")) {
+      if (only(http::verb::post)) respond(handle_cluster_action(ctx, req, between(t.path, 10, 6), "value"));
     } else if (t.path.size() > 15 && t.path.starts_with("/clusters/") && t.path.ends_with("/mute")) {
       if (only(http::verb::post)) respond(handle_cluster_action(ctx, req, between(t.path, 10, 5), "mute"));
     } else if (t.path.starts_with("/clusters/")) {

@@ -14,6 +14,8 @@
 
 namespace logsift {
 struct CurationState;
+class ClusterStore;
+struct ClusterRow;
 }
 
 namespace logsift::api {
@@ -54,10 +56,13 @@ HttpResponse handle_cluster_action(AppContext& ctx, const HttpRequest& req, std:
 HttpResponse handle_undo(AppContext& ctx, const HttpRequest& req, std::string_view seq_text);
 // GET /clusters/suggestions: merges the catalog has evidence for (mined on
 // ctx.background, answered through `respond`); a suggestion's id is that of
-// its clusters (suggestion_id). POST /clusters/suggestions/{id}/accept
+// its clusters (pipeline/stages/suggest.h). POST /clusters/suggestions/{id}/accept
 // {"into","members"} and /reject (curation.cpp).
 void handle_suggestions(AppContext& ctx, const HttpRequest& req, const Target& t, Responder respond);
-std::string suggestion_id(uint64_t into, std::vector<uint64_t> members);
+// The catalog's clusters, most counted first, at most max_clusters, each once,
+// to `take`; returns the catalog's total (clusters.cpp).
+int64_t each_cluster(ClusterStore& catalog, int64_t max_clusters, const std::string& q,
+                     const std::pair<std::string, std::string>& label, const std::function<void(const ClusterRow&)>& take);
 HttpResponse handle_suggestion_action(AppContext& ctx, const HttpRequest& req, std::string_view id,
                                       std::string_view action);
 // The clusters exported as metrics, in the Prometheus text format ("" when none).

@@ -29,6 +29,15 @@ int cmd_eval(const Args& a) {
     }
     opts.explain = static_cast<size_t>(*n);
   }
+  opts.curate = a.has("curate");
+  if (auto m = a.option("manual"); !m.empty()) {
+    const auto n = parse_int(m);
+    if (!n || *n < 0 || *n > 1000) {
+      std::cerr << "logsift eval: --manual must be an integer in [0, 1000], got '" << m << "'\n";
+      return 2;
+    }
+    opts.manual = static_cast<size_t>(*n);
+  }
   logsift::Pipeline pipeline(a.config, nullptr);
   // Score what the service clusters: with structured_messages (the default)
   // a JSON/logfmt/klog line is clustered on its message field, as every
@@ -87,6 +96,7 @@ int cmd_eval(const Args& a) {
     std::cout << logsift::eval::to_json(report).dump(-1, ' ', false, json::error_handler_t::replace) << "\n";
   } else {
     std::cout << logsift::eval::format_table(report);
+    if (opts.curate) std::cout << "\n" << logsift::eval::format_curation(report);
     if (opts.explain > 0) std::cout << logsift::eval::format_explanation(report);
   }
   return 0;
@@ -95,7 +105,7 @@ int cmd_eval(const Args& a) {
 }  // namespace
 
 const Command kEval = {"eval", "score clustering (GA, PA) on loghub-format labelled data",
-    "usage: logsift eval DIR [--json] [--explain N] [--config FILE] [--KEY VALUE]...\n"
+    "usage: logsift eval DIR [--json] [--explain N] [--curate [--manual N]] [--config FILE] [--KEY VALUE]...\n"
                  "\nDIR is any directory laid out like loghub-2k: a datasets.json naming each set's\n"
                  "structured csv ({\"NAME\": {\"truth\": \"path/relative/to/DIR.csv\"}}), each csv with\n"
                  "a Content and an EventTemplate column (one template per true event). Clusters each\n"
@@ -110,7 +120,11 @@ const Command kEval = {"eval", "score clustering (GA, PA) on loghub-format label
                  "\"pa\",\"lines\",\"events\",\"clusters\",\"split_events\",\"split_lines\",\n"
                  "\"merged_clusters\",\"merged_lines\",\"split_causes\":{\"kept_value\",\n"
                  "\"other_word\",\"value_shape\",\"extra_text\"},\"splits\",\"merges\"}},\"avg_ga\",\n"
-                 "\"avg_ga_template\",\"avg_pa\"}.\n",
-    true, {"json", "stats"}, {"explain"}, &cmd_eval};
+                 "\"avg_ga_template\",\"avg_pa\"}.\n"
+                 "--curate: what fixing clusters buys, as a person with the labels would do it on each\n"
+                 "set's first half (correct suggested merges accepted, the others rejected, then at\n"
+                 "most N merges of split events' pieces by hand, --manual N, default 5), scored on that\n"
+                 "half and on the other half (lines it never saw).\n",
+    true, {"json", "stats", "curate"}, {"explain", "manual"}, &cmd_eval};
 
 }  // namespace logsift::cli

@@ -464,6 +464,10 @@
     if (Array.isArray(c.merged) && c.merged.length) facts.push(['merged in', c.merged.join(', ')]);
     if (c.metric) facts.push(['metric', el('code', {}, `logsift_cluster_lines_total{cluster_id="${c.cluster_id}"}`)]);
     $('detail-facts').replaceChildren(...facts.flatMap(([k, v]) => [el('dt', {}, k), el('dd', {}, v)]));
+    // The template's words, each a button: "this word is a value".
+    $('curate-words').replaceChildren(...String(c.template ?? '').split(' ').filter((w) => w.length > 0).map((w, i) =>
+      w === '<*>' ? el('span', { class: 'word value' }, w)
+        : el('button', { type: 'button', class: 'word', 'data-position': String(i), title: `mark “${w}” as a value` }, w)));
     // The fix-this-cluster form starts from what the cluster has (unless the user is typing in it).
     if (!$('curate').contains(document.activeElement)) {
       $('curate-name').value = c.name ?? '';
@@ -506,6 +510,12 @@
     const into = $('curate-into').value.trim().toLowerCase();
     if (!/^[0-9a-f]{16}$/.test(into)) { flash('Merge into: give a cluster id (16 hex digits).', 'error'); return; }
     return curate('merge', { into }, `Merged into ${into}`);
+  }
+
+  function onCurateWord(event) {
+    const b = event.target.closest('button[data-position]');
+    if (!b) return;
+    return curate('value', { position: Number(b.getAttribute('data-position')) }, `“${b.textContent}” is a value now`);
   }
 
   function onCurateMute() {
@@ -848,6 +858,7 @@
     $('curate-name-save').addEventListener('click', guard(onCurateName));
     $('curate-merge').addEventListener('click', guard(onCurateMerge));
     $('curate-mute').addEventListener('click', guard(onCurateMute));
+    $('curate-words').addEventListener('click', guard(onCurateWord));
     $('suggestions-load').addEventListener('click', guard(loadSuggestions));
     $('suggestions-list').addEventListener('click', guard(onSuggestionsClick));
     $('pending-body').addEventListener('click', guard(onAlertsClick));

@@ -237,3 +237,55 @@ TEST(Curation, SuggestionsProposeMergesWithEvidenceAndRememberRejections) {
   EXPECT_EQ(http_request(port, "POST", "/clusters/suggestions/" + sid + "/reject", "", "application/json").status, 409);
   for (const auto& s : suggestions()) EXPECT_NE(s.value("id", ""), sid) << "a rejected suggestion came back";
 }
+
+// "This word is a value": the clusters whose templates differ from the
+// chosen one only at that word join it, and so do later lines with a word
+// never seen there; a rule that would join most of the catalog is refused.
+TEST(Curation, AWordMarkedAValueJoinsTheStatementNowAndLater) {
+  ServerProcess server;
+  ASSERT_TRUE(server.start_ready());
+  const int port = server.http_port();
+  auto line = [](const std::string& table) {
+    return "Vacuum of table " + table + " skipped because another vacuum holds its lock";
+  };
+  const std::string keep = id_of(port, line("orders"));
+  std::set<std::string> others;
+  for (const std::string t : {"customers", "invoices", "payments"}) others.insert(id_of(port, line(t)));
+  others.erase(keep);
+  ASSERT_FALSE(others.empty()) << "the table names must split the statement, or there is nothing to join";
+  const json c = http_get(port, "/clusters/" + keep).json_body();
+  const auto words = c.value("template", "");
+  ASSERT_NE(words.find("orders"), std::string::npos) << "the word must be in the template: " << c.dump();
+  // "Vacuum of table orders ...": the table is word 3.
+  HttpResponse r = act(port, "/clusters/" + keep + "/value", {{"position", 3}});
+  ASSERT_EQ(r.status, 201) << r.describe();
+  EXPECT_EQ(r.json_body().value("pattern", ""), "Vacuum of table <*> skipped because another vacuum holds its lock");
+  for (const auto& o : others) EXPECT_EQ(http_get(port, "/clusters/" + o).json_body().value("cluster_id", ""), keep);
+  EXPECT_EQ(id_of(port, line("refunds")), keep) << "a word never seen there joins too";
+  EXPECT_EQ(id_of(port, line("payments")), keep);
+  EXPECT_EQ(act(port, "/clusters/" + keep + "/value", {{"position", 3}}).status, 409) << "a value already";
+  EXPECT_EQ(act(port, "/clusters/" + keep + "/value", {{"position", 99}}).status, 400);
+  EXPECT_EQ(act(port, "/clusters/" + keep + "/value", {{"position", "three"}}).status, 400);
+}
+
+// A value rule is bounded: one that would join more than a quarter of the
+// catalog (here a catalog of one statement with a dozen table names) is
+// refused with the reason, and nothing is written.
+TEST(Curation, AValueRuleThatWouldJoinMostOfTheCatalogIsRefused) {
+  ServerProcess server;
+  ASSERT_TRUE(server.start_ready());
+  const int port = server.http_port();
+  std::set<std::string> ids;
+  std::string first;
+  for (const std::string t : {"orders", "customers", "invoices", "payments", "shipments", "refunds", "products",
+                              "vendors", "accounts", "sessions", "tickets", "reviews", "coupons", "carts"}) {
+    const std::string id = id_of(port, "Vacuum of table " + t + " skipped because another vacuum holds its lock");
+    if (first.empty()) first = id;
+    ids.insert(id);
+  }
+  ASSERT_GE(ids.size(), 12u) << "the table names must split the statement into a dozen clusters";
+  HttpResponse wide = act(port, "/clusters/" + first + "/value", {{"position", 3}});
+  EXPECT_EQ(wide.status, 409) << wide.describe();
+  EXPECT_NE(wide.body.find("more than a quarter"), std::string::npos) << wide.body;
+  EXPECT_EQ(http_get(port, "/curation").json_body().value("version", -1), 0);
+}

@@ -12,7 +12,9 @@ chromium-driver) through the page:
   * the "Fix this cluster" form: naming (exported as a metric) and muting the
     cluster, then merging another cluster into it, each by clicks, checked in
     the API's state (GET /clusters/{id}, GET /curation), and a suggested
-    merge accepted by a click (the statement's lines then get one id);
+    merge accepted by a click (the statement's lines then get one id), and a
+    word of a template marked as a value by a click (a word never seen there
+    then joins the statement too);
   * the dead-lettered alert is listed, and its Retry button re-queues it (the
     API then reports it pending, delivered, or failed again with a newer
     updated_at);
@@ -511,6 +513,29 @@ def run_browser(browser, page_base, base, main_cid, template, n_main, by_cluster
     poll("the accepted suggestion to leave the list", lambda: js(
         "return !document.querySelector(`#suggestions-list li[data-suggestion-id='${arguments[0]}']`);", sid), 10)
     log(f"suggestion {sid} accepted by a click: {len(split)} clusters of the replication statement are one")
+
+    # "This word is a value", by clicking the word in a template.
+    vac = [f"Vacuum of table {t} skipped because another vacuum holds its lock" for t in ["orders", "customers", "invoices"]]
+    st, res, _ = http(base, "POST", "/inferences", {"texts": vac})
+    if st != 200:
+        raise Fail(f"POST /inferences (vacuum lines): {st} {res}")
+    vac_ids = [r["cluster_id"] for r in res["results"]]
+    if len(set(vac_ids)) < 2:
+        raise Fail(f"the vacuum lines made {len(set(vac_ids))} cluster(s): no word to mark")
+    poll(f"cluster {vac_ids[0]} in the table", lambda: row_text(vac_ids[0]), 15)
+    d.find_element("css selector", f"#clusters-body tr[data-cluster-id='{vac_ids[0]}'] .tpl-button").click()
+    poll(f"the words of {vac_ids[0]}'s template", lambda: js(
+        "return [...document.querySelectorAll('#curate-words button[data-position]')].some(b => b.textContent === 'orders');"), 10)
+    if not js("return document.getElementById('curate').open"):
+        d.find_element("css selector", "#curate summary").click()
+    d.find_element("xpath", "//span[@id='curate-words']/button[text()='orders']").click()
+    poll("the value rule in the curation log", lambda: any(
+        a.get("kind") == "value" for a in http(base, "GET", "/curation")[1].get("actions", [])), 10)
+    st, res, _ = http(base, "POST", "/inferences", {"texts": vac + ["Vacuum of table coupons skipped because another vacuum holds its lock"]})
+    joined = {r["cluster_id"] for r in res["results"]}
+    if joined != {vac_ids[0]}:
+        raise Fail(f"after marking the table a value the vacuum lines get {joined}, expected only {vac_ids[0]}")
+    log(f"'orders' marked a value by a click: every vacuum line, and a table never seen, gets {vac_ids[0]}")
 
     # The dead-lettered alert and its Retry button.
     aid = alert["id"]

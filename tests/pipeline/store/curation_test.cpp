@@ -137,6 +137,29 @@ TEST(Curation, AnAcceptedSuggestionIsOneActionAndARejectedOneIsRemembered) {
   EXPECT_EQ(back.suggestion, "s1");
 }
 
+TEST(Curation, AWordMarkedAValueJoinsItsStatementNowAndLater) {
+  CurationAction v;
+  v.kind = CurationKind::kValue;
+  v.cluster_id = 1;
+  v.pattern = "Mailbox <*> opened for user <*>";
+  v.position = 1;
+  v.members = {2};
+  const CurationState s = fold_all({v});
+  EXPECT_EQ(s.resolve(2), 1u) << "the clusters it matched when taken";
+  EXPECT_EQ(s.resolve_line(7, "Mailbox Archive opened for user <*>"), 1u) << "a word it never saw";
+  EXPECT_EQ(s.resolve_line(7, "Mailbox Archive closed for user <*>"), 7u) << "another statement";
+  EXPECT_EQ(s.resolve_line(7, "Mailbox Archive opened for user <*> today"), 7u) << "another length";
+  EXPECT_EQ(check(s, v, kAll)->status, 409) << "the same rule again";
+  CurationAction bad = v;
+  bad.position = 0;
+  EXPECT_EQ(check(s, bad, kAll)->status, 400);
+  EXPECT_EQ(fold_all({v, undo(1)}).resolve_line(7, "Mailbox Archive opened for user <*>"), 7u) << "undone";
+  const CurationAction back = CurationAction::from_text(v.to_text(), 1);
+  EXPECT_EQ(back.pattern, v.pattern);
+  EXPECT_EQ(back.position, 1);
+  EXPECT_EQ(back.members, v.members);
+}
+
 TEST(Curation, AMuteEndsAtItsTimeAndForGoodHasNone) {
   CurationAction until;
   until.kind = CurationKind::kMute;
