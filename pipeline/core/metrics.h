@@ -94,6 +94,7 @@ enum class Reject : int {
   kOverloaded,
   kStoreUnavailable,
   kUnauthorized,
+  kJsonTooDeep,
   kCount
 };
 std::string_view reject_reason_name(Reject r);

@@ -97,12 +97,37 @@ std::optional<EnvelopeError> record_from_line(std::string_view line, const Confi
   return std::nullopt;
 }
 
+std::optional<EnvelopeError> parse_json(std::string_view text, std::string_view what, json* out) {
+  int depth = 0;
+  bool in_string = false, escaped = false;
+  for (char ch : text) {
+    if (in_string) {
+      if (escaped) escaped = false;
+      else if (ch == '\\') escaped = true;
+      else if (ch == '"') in_string = false;
+    } else if (ch == '"') {
+      in_string = true;
+    } else if (ch == '{' || ch == '[') {
+      if (++depth > kMaxJsonDepth)
+        return EnvelopeError{Reject::kJsonTooDeep, std::string(what) + " is JSON nested deeper than " +
+                                                       std::to_string(kMaxJsonDepth) + " levels"};
+    } else if (ch == '}' || ch == ']') {
+      --depth;
+    }
+  }
+  *out = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!out->is_discarded()) return std::nullopt;
+  if (!text::valid_utf8(text)) return EnvelopeError{Reject::kInvalidUtf8, std::string(what) + " is not valid UTF-8"};
+  return EnvelopeError{Reject::kMalformedJson, std::string(what) + " is not valid JSON"};
+}
+
 std::optional<EnvelopeError> record_from_envelope(std::string_view line, const Config& c, Batch& batch, Record* out) {
   if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
   if (line.size() > static_cast<size_t>(c.max_line_bytes)) return check_text(line, c);
   if (!line.empty() && line.front() == '{') {
-    json obj = json::parse(line, nullptr, /*allow_exceptions=*/false);
-    if (obj.is_object()) {
+    // A line that is not JSON (or nested past the bound) is a text line.
+    json obj;
+    if (!parse_json(line, "line", &obj) && obj.is_object()) {
       // The envelope's own keys first, then the configured message_keys
       // (structlog's "event", GELF's "short_message", ...): listed only
       // when the first are absent, so the common line allocates nothing.
@@ -192,10 +217,9 @@ std::optional<EnvelopeError> batch_from_ndjson(std::string_view body, const Conf
                            "more than max_lines_per_request (" + std::to_string(c.max_lines_per_request) + ") lines"};
     Record& r = lines.emplace_back();
     r.received_ms = received_ms;
-    json obj = json::parse(line, nullptr, false);
-    std::optional<EnvelopeError> e;
-    if (obj.is_discarded()) e = EnvelopeError{Reject::kMalformedJson, "line is not valid JSON"};
-    else e = object_envelope(obj, c, batch, &r);
+    json obj;
+    std::optional<EnvelopeError> e = parse_json(line, "line", &obj);
+    if (!e) e = object_envelope(obj, c, batch, &r);
     if (e) reject_record(r, *e);  // per-line error at its position; the rest still runs
   }
   if (lines.empty()) return EnvelopeError{Reject::kMissingText, "empty NDJSON body"};
@@ -205,8 +229,8 @@ std::optional<EnvelopeError> batch_from_ndjson(std::string_view body, const Conf
 
 std::optional<EnvelopeError> batch_from_json(std::string_view text, const Config& c, int64_t received_ms, Batch& batch,
                                              bool* is_list) {
-  json body = json::parse(text, nullptr, false);
-  if (body.is_discarded()) return EnvelopeError{Reject::kMalformedJson, "body is not valid JSON"};
+  json body;
+  if (auto e = parse_json(text, "body", &body)) return e;
   if (!body.is_object()) return EnvelopeError{Reject::kWrongType, "body must be a JSON object"};
   if (body.contains("texts") && body.contains("text"))
     return EnvelopeError{Reject::kBadRequest, "give either 'text' or 'texts', not both"};

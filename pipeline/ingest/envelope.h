@@ -23,6 +23,14 @@ struct EnvelopeError {
   std::string message;
 };
 
+// JSON from a client, parsed with its two guards: a text nested deeper than
+// kMaxJsonDepth is refused before the parser builds its tree (a body of
+// 100,000 '[' would be built whole, then refused), and a text that does not
+// parse is refused as invalid UTF-8 when it is not UTF-8, else as malformed.
+// `what` names the text in the message ("body", "line").
+constexpr int kMaxJsonDepth = 64;
+std::optional<EnvelopeError> parse_json(std::string_view text, std::string_view what, nlohmann::json* out);
+
 
 // Checks a message: not empty, at most max_line_bytes, valid UTF-8.
 std::optional<EnvelopeError> check_text(std::string_view text, const Config& c);

@@ -124,10 +124,9 @@ std::string message_keys_text(const BulkOptions& opts) {
 
 // Fills the item (and maybe an entry) from one source line.
 void read_document(std::string_view line, const BulkOptions& opts, BulkItem* item, BulkRequest* out) {
-  json src = json::parse(line, nullptr, /*allow_exceptions=*/false);
-  if (src.is_discarded()) {
-    bulk_fail_item(item, text::valid_utf8(line) ? "failed to parse: the source is not valid JSON"
-                                          : "failed to parse: the source is not valid UTF-8");
+  json src;
+  if (auto e = parse_json(line, "the source", &src)) {
+    bulk_fail_item(item, "failed to parse: " + e->message);
     return;
   }
   if (!src.is_object()) {
@@ -204,9 +203,10 @@ std::optional<IngestError> parse_bulk(std::string_view body, std::string_view pa
     if (out->items.size() >= opts.ingest.max_entries)
       return err(Reject::kTooManyLines,
                  "more than " + std::to_string(opts.ingest.max_entries) + " actions in one bulk request");
-    json action = json::parse(line, nullptr, /*allow_exceptions=*/false);
-    if (action.is_discarded()) {
-      if (!text::valid_utf8(line)) return err(Reject::kInvalidUtf8, "Malformed " + where + ": not valid UTF-8");
+    json action;
+    if (auto e = parse_json(line, "Malformed " + where, &action)) {
+      if (e->reason == Reject::kInvalidUtf8) return err(Reject::kInvalidUtf8, "Malformed " + where + ": not valid UTF-8");
+      if (e->reason == Reject::kJsonTooDeep) return err(Reject::kJsonTooDeep, e->message);
       return err(Reject::kMalformedJson, "Malformed " + where + ": not valid JSON");
     }
     if (!action.is_object() || action.size() != 1)

@@ -1,6 +1,7 @@
 // /subscriptions: create, list, get, delete.
 #include "service/api/routes.h"
 
+#include "pipeline/ingest/envelope.h"
 #include "service/alerts/alert_router.h"
 #include "service/alerts/alert_store.h"
 
@@ -17,10 +18,8 @@ HttpResponse handle_subscriptions(AppContext& ctx, const HttpRequest& req, std::
     if (req.method() != http::verb::post)
       return error_response(req.version(), req.keep_alive(), http::status::method_not_allowed,
                             Reject::kMethodNotAllowed, "use GET or POST on /subscriptions");
-    json body = json::parse(req.body(), nullptr, false);
-    if (body.is_discarded())
-      return error_response(req.version(), req.keep_alive(), http::status::bad_request, Reject::kMalformedJson,
-                            "body is not valid JSON");
+    json body;
+    if (auto e = parse_json(req.body(), "body", &body)) return reject(req, *e);
     try {
       return json_response(req, http::status::created, ctx.alert_router->create(body));
     } catch (const FieldError& e) {

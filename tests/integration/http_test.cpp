@@ -490,6 +490,34 @@ TEST_F(HttpApi, InvalidUtf8Is400) {
   expect_bad_json_body(std::string("{\"texts\": [\"fine\", \"bad \xff\"]}"));
 }
 
+// The reason counted is the exact one: invalid UTF-8 inside JSON is
+// invalid_utf8, not malformed_json; a body nested far past the bound is refused
+// as json_too_deep without being parsed (60,000 deep here: the test
+// server takes bodies of at most 64 KiB).
+TEST_F(HttpApi, RejectionReasonsAreExactAndDeepJsonIsRefusedUnparsed) {
+  auto reason = [&](const std::string& name) {
+    return metric_sum(http_get(port_, "/metrics").body, "logsift_rejected_total{reason=\"" + name + "\"}");
+  };
+  const double utf8 = reason("invalid_utf8"), malformed = reason("malformed_json"), deep = reason("json_too_deep");
+  HttpResponse bad = http_request(port_, "POST", "/inferences", std::string("{\"text\": \"bad \xff\xfe bytes\"}"),
+                                  "application/json");
+  EXPECT_EQ(bad.status, 400);
+  EXPECT_NE(bad.body.find("not valid UTF-8"), std::string::npos) << bad.body;
+  EXPECT_EQ(reason("invalid_utf8"), utf8 + 1);
+  EXPECT_EQ(reason("malformed_json"), malformed);
+  HttpResponse nested = http_request(port_, "POST", "/inferences", std::string(60000, '['), "application/json");  // under this server's max_body_bytes
+  EXPECT_EQ(nested.status, 400);
+  EXPECT_NE(nested.body.find("nested deeper than 64"), std::string::npos) << nested.body;
+  EXPECT_EQ(reason("json_too_deep"), deep + 1);
+  // 64 levels still parse (and are then the wrong shape: 400 for that reason).
+  std::string ok_depth = "{\"text\": \"x\", \"labels\": {}, \"deep\": " + std::string(62, '[') + std::string(62, ']') + "}";
+  HttpResponse shallow = http_request(port_, "POST", "/inferences", ok_depth, "application/json");
+  EXPECT_EQ(shallow.body.find("nested deeper"), std::string::npos) << shallow.body;
+  // Brackets inside strings are text, not depth.
+  HttpResponse quoted = post_json(port_, {{"text", std::string(200, '[') + " worker started"}});
+  EXPECT_EQ(quoted.status, 200) << quoted.describe();
+}
+
 TEST_F(HttpApi, BodyOverMaxBodyBytesIs413) {
   // A valid JSON document just over the limit (its text is under
   // max_line_bytes per element, so only the body size is wrong).

@@ -100,3 +100,24 @@ TEST(Envelope, BlankTextAndNullMessage) {
 
 }  // namespace
 }  // namespace logsift
+
+namespace logsift {
+namespace {
+
+TEST(Envelope, JsonIsBoundedInDepthAndRefusedForItsExactReason) {
+  nlohmann::json out;
+  auto deep = parse_json(std::string(100000, '['), "body", &out);
+  ASSERT_TRUE(deep);
+  EXPECT_EQ(deep->reason, Reject::kJsonTooDeep);
+  EXPECT_EQ(deep->message, "body is JSON nested deeper than 64 levels");
+  EXPECT_FALSE(parse_json(std::string(64, '[') + std::string(64, ']'), "body", &out)) << "64 levels parse";
+  EXPECT_TRUE(parse_json(std::string(65, '[') + std::string(65, ']'), "body", &out));
+  EXPECT_FALSE(parse_json("{\"text\": \"" + std::string(500, '{') + "\"}", "body", &out)) << "braces in a string are text";
+  EXPECT_FALSE(parse_json(R"({"text": "a \" [[[[ quote"})", "body", &out));
+  EXPECT_EQ(parse_json(std::string("{\"text\": \"\xff\"}"), "line", &out)->reason, Reject::kInvalidUtf8);
+  EXPECT_EQ(parse_json("{\"text\": ", "line", &out)->reason, Reject::kMalformedJson);
+  EXPECT_EQ(parse_json("{\"text\": ", "line", &out)->message, "line is not valid JSON");
+}
+
+}  // namespace
+}  // namespace logsift
