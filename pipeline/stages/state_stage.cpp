@@ -89,11 +89,19 @@ void StateStage::emit(std::vector<AlertEvent>& events) {
 }
 
 void StateStage::refresh_curation() {
-  last_curation_refresh_ms_ = now_ms();
+  const int64_t now = now_ms();
+  last_curation_refresh_ms_ = now;
   try {
     refresh_curation_();
+    curation_failing_ = false;
   } catch (const std::exception& e) {
-    spdlog::error("stage {}: reading the curation log: {} (the last one read stays in use)", name(), e.what());
+    // Tried every 250 ms under traffic: while the store is away (Redis
+    // down), said when it starts failing and then once a minute.
+    if (!curation_failing_ || now - last_curation_error_ms_ >= 60000) {
+      spdlog::error("stage {}: reading the curation log: {} (the last one read stays in use)", name(), e.what());
+      last_curation_error_ms_ = now;
+    }
+    curation_failing_ = true;
   }
 }
 

@@ -110,6 +110,8 @@ class StateStage final : public BatchingStage {
   std::function<void()> after_commit_;
   const Curation* curation_ = nullptr;
   int64_t last_curation_refresh_ms_ = 0;  // state thread
+  int64_t last_curation_error_ms_ = 0;    // state thread
+  bool curation_failing_ = false;         // state thread
   void refresh_curation();
   std::unordered_map<uint64_t, uint64_t> pinned_counts_;  // under mu_
   // (template id, cluster id) -> the cluster its lines go to under resolved_under_ (state thread)
