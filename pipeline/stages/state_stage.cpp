@@ -105,35 +105,38 @@ void StateStage::refresh_curation() {
   }
 }
 
+// Merged clusters and value rules: their lines are counted, stored,
+// windowed and alerted under the cluster they joined, and replied with its id.
+void StateStage::map_to_curated(std::vector<Batch*>& group, const std::shared_ptr<const CurationState>& cur) {
+  if (!cur->value_rules.empty()) {
+    // Value rules match templates: each (template, cluster) answer is kept
+    // until the curation changes.
+    if (cur != resolved_under_ || resolved_.size() > 200000) {
+      resolved_.clear();
+      resolved_under_ = cur;
+    }
+    for (Batch* b : group)
+      for (auto& r : b->records) {
+        if (!r.ok()) continue;
+        // Keyed by both: a trace's cluster id is its head's template and its frames.
+        auto [it, fresh] = resolved_.try_emplace(r.template_id * 0x9E3779B97F4A7C15ULL ^ r.cluster_id, 0);
+        if (fresh) it->second = cur->resolve_line(r.cluster_id, r.template_text);
+        r.cluster_id = it->second;
+      }
+  } else if (!cur->merged_into.empty()) {
+    for (Batch* b : group)
+      for (auto& r : b->records)
+        if (r.ok()) r.cluster_id = cur->resolve(r.cluster_id);
+  }
+}
+
 void StateStage::apply(std::vector<Batch*>& group) {
   // Another replica's curation reaches this one's lines within a quarter of
   // a second under traffic (the tick does it when idle).
   if (refresh_curation_ && now_ms() - last_curation_refresh_ms_ >= 250) refresh_curation();
-  if (curation_) {
-    // Merged clusters: their lines are counted, stored, windowed and
-    // alerted under the cluster they joined, and replied with its id.
-    const auto cur = curation_->get();
-    if (!cur->value_rules.empty()) {
-      // Value rules match templates: each (template, cluster) answer is kept
-      // until the curation changes.
-      if (cur != resolved_under_ || resolved_.size() > 200000) {
-        resolved_.clear();
-        resolved_under_ = cur;
-      }
-      for (Batch* b : group)
-        for (auto& r : b->records) {
-          if (!r.ok()) continue;
-          // Keyed by both: a trace's cluster id is its head's template and its frames.
-          auto [it, fresh] = resolved_.try_emplace(r.template_id * 0x9E3779B97F4A7C15ULL ^ r.cluster_id, 0);
-          if (fresh) it->second = cur->resolve_line(r.cluster_id, r.template_text);
-          r.cluster_id = it->second;
-        }
-    } else if (!cur->merged_into.empty()) {
-      for (Batch* b : group)
-        for (auto& r : b->records)
-          if (r.ok()) r.cluster_id = cur->resolve(r.cluster_id);
-    }
-  }
+  // One snapshot for the whole group: the ids it maps and the pins it counts agree.
+  const auto cur = curation_ ? curation_->get() : nullptr;
+  if (cur) map_to_curated(group, cur);
   size_t clustered = 0;
   for (Batch* b : group)
     for (auto& r : b->records) clustered += r.ok();
@@ -144,7 +147,7 @@ void StateStage::apply(std::vector<Batch*>& group) {
   if (catalog_) {
     if (Status st = commit_to_catalog(group, &created, &raised); !st.ok()) return refuse(group, st);
   }
-  count_in_aggregator(group, &raised);
+  count_in_aggregator(group, cur.get(), &raised);
   if (publisher_) publish(group);
   // Outside the lock: the sink writes to SQLite. The lines are in the
   // catalog whatever happens here; the new clusters stay alert-pending until
@@ -225,17 +228,14 @@ Status StateStage::commit_to_catalog(std::vector<Batch*>& group, std::vector<uin
 }
 
 // The aggregator part: every line into the windows and the alert rules.
-void StateStage::count_in_aggregator(std::vector<Batch*>& group, std::vector<AlertEvent>* raised) {
-  const auto cur = curation_ ? curation_->get() : nullptr;
+void StateStage::count_in_aggregator(std::vector<Batch*>& group, const CurationState* cur,
+                                     std::vector<AlertEvent>* raised) {
   const bool pins = cur && !cur->pinned.empty();
   std::lock_guard lock(mu_);
-  if (pins)
-    for (Batch* b : group)
-      for (const auto& r : b->records)
-        if (r.ok() && cur->pinned.count(r.cluster_id)) ++pinned_counts_[r.cluster_id];
   for (Batch* b : group)
     for (const auto& r : b->records) {
       if (!r.ok()) continue;
+      if (pins && cur->pinned.count(r.cluster_id)) ++pinned_counts_[r.cluster_id];
       agg_.observe(r.cluster_id, r.is_new, r.template_text, r.labels, r.text, r.received_ms, raised);
     }
   count_evictions_locked();

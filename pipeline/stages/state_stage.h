@@ -91,7 +91,9 @@ class StateStage final : public BatchingStage {
                            std::vector<AlertEvent>* raised);
   // Marks every live record of the group failed with `why` (Batch::refusal).
   void refuse(std::vector<Batch*>& group, const Status& why);
-  void count_in_aggregator(std::vector<Batch*>& group, std::vector<AlertEvent>* raised);
+  // cur: the group's curation snapshot (null: none), for the pinned counts.
+  void count_in_aggregator(std::vector<Batch*>& group, const CurationState* cur, std::vector<AlertEvent>* raised);
+  void map_to_curated(std::vector<Batch*>& group, const std::shared_ptr<const CurationState>& cur);
   void emit(std::vector<AlertEvent>& events);
   void count_evictions_locked();  // mu_ held
   void publish(const std::vector<Batch*>& group);

@@ -5,8 +5,6 @@
 #include <stdexcept>
 #include <algorithm>
 #include <functional>
-#include <map>
-#include <unordered_map>
 #include <unordered_set>
 
 #include "lsh/lsh.h"
