@@ -22,6 +22,12 @@ LOGSIFT_INCBIN(logsift_denoiser, LOGSIFT_STR(LOGSIFT_DENOISER_FILE))
 #if LOGSIFT_HAVE_BUILTIN_ENCODER
 LOGSIFT_INCBIN(logsift_encoder, LOGSIFT_STR(LOGSIFT_ENCODER_FILE))
 #endif
+#if LOGSIFT_HAVE_DENOISER_WEIGHTS
+LOGSIFT_INCBIN(logsift_denoiser_weights, LOGSIFT_STR(LOGSIFT_DENOISER_WEIGHTS))
+#endif
+#if LOGSIFT_HAVE_ENCODER_WEIGHTS
+LOGSIFT_INCBIN(logsift_encoder_weights, LOGSIFT_STR(LOGSIFT_ENCODER_WEIGHTS))
+#endif
 
 namespace logsift::models {
 
@@ -32,6 +38,23 @@ std::string_view builtin_denoiser() {
 std::string_view builtin_encoder() {
 #if LOGSIFT_HAVE_BUILTIN_ENCODER
   return {logsift_encoder_begin, static_cast<size_t>(logsift_encoder_end - logsift_encoder_begin)};
+#else
+  return {};
+#endif
+}
+
+std::string_view builtin_denoiser_weights() {
+#if LOGSIFT_HAVE_DENOISER_WEIGHTS
+  return {logsift_denoiser_weights_begin,
+          static_cast<size_t>(logsift_denoiser_weights_end - logsift_denoiser_weights_begin)};
+#else
+  return {};
+#endif
+}
+
+std::string_view builtin_encoder_weights() {
+#if LOGSIFT_HAVE_ENCODER_WEIGHTS
+  return {logsift_encoder_weights_begin, static_cast<size_t>(logsift_encoder_weights_end - logsift_encoder_weights_begin)};
 #else
   return {};
 #endif

@@ -59,6 +59,11 @@ class TokenScorer {
 // architecture and the native pass agrees with its forward on check rows
 // (otherwise, and for any other module, the module's forward runs).
 // Throws std::runtime_error naming the file on failure.
+// "builtin", a TorchScript file, or a weights file. With `native`, the
+// shipped architecture runs from its weights file (the file itself, or
+// NAME.weights beside NAME.pt naming that file's SHA-256) without libtorch;
+// anything else loads the libtorch module.
 std::unique_ptr<TokenScorer> load_token_scorer(const std::string& path_or_builtin, bool native = true);
+
 
 }  // namespace logsift::models

@@ -1,6 +1,6 @@
 // The TorchScript sentence encoder: WordPiece ids -> a user's (or the
 // shipped) BERT-family model -> pooled, L2-normalised rows. The contract a
-// model must follow is in models/sentence_encoder.h. libtorch stays in here.
+// model must follow is in models/sentence_encoder.h. In the loadable module only.
 #include <algorithm>
 #include <cmath>
 #include <random>
@@ -12,8 +12,7 @@
 
 #include <torch/script.h>
 
-#include "models/torch_runtime.h"
-#include "models/builtin_models.h"
+#include "models/torch_side.h"
 #include "models/log_encoder_native.h"
 #include "models/torch_params.h"
 #include "models/sentence_encoder.h"
@@ -173,46 +172,11 @@ class TorchScriptEncoder final : public SentenceEncoder {
   std::string try_native() {
     if (!module_.find_method("codes")) return "no codes() method";
     std::string why;
-    auto p = exact_parameters(module_,
-                              {"emb.weight", "conv.weight", "conv.bias", "pos_start.weight", "pos_end.weight",
-                               "att_hidden.weight", "att_hidden.bias", "att.weight", "att.bias", "norm.weight",
-                               "norm.bias", "proj.weight", "proj.bias"},
-                              "log-encoder", &why);
-    if (p.empty()) return why;
-    if (!module_.hasattr("drop") || !module_.hasattr("var_id") || !module_.hasattr("max_pos"))
-      return "no drop/var_id/max_pos attribute";
     LogEncoderWeights w;
     try {
-      const auto& emb = p["emb.weight"];
-      if (emb.dim() != 2 || p["conv.weight"].dim() != 3 || p["conv.weight"].size(2) != 3 || p["proj.weight"].dim() != 2 ||
-          p["att_hidden.weight"].dim() != 2 || p["pos_start.weight"].dim() != 2 || p["att.bias"].numel() != 1)
-        return "unexpected parameter shapes";
-      w.vocab = static_cast<int>(emb.size(0));
-      w.d = static_cast<int>(emb.size(1));
-      w.bits = static_cast<int>(p["proj.weight"].size(0));
-      w.att_dim = static_cast<int>(p["att_hidden.weight"].size(0));
-      w.max_pos = static_cast<int>(p["pos_start.weight"].size(0));
-      if (module_.attr("max_pos").toInt() != w.max_pos) return "max_pos does not match pos_start";
-      w.var_id = module_.attr("var_id").toInt();
-      at::Tensor drop = module_.attr("drop").toTensor().to(torch::kUInt8).contiguous();
-      w.drop.assign(drop.data_ptr<uint8_t>(), drop.data_ptr<uint8_t>() + drop.numel());
-      w.emb = to_floats(emb);
-      w.conv_w = to_floats(p["conv.weight"]);
-      w.conv_b = to_floats(p["conv.bias"]);
-      w.pos_start = to_floats(p["pos_start.weight"]);
-      w.pos_end = to_floats(p["pos_end.weight"]);
-      w.att_hidden_w = to_floats(p["att_hidden.weight"]);
-      w.att_hidden_b = to_floats(p["att_hidden.bias"]);
-      w.att_w = to_floats(p["att.weight"]);
-      w.att_b = p["att.bias"].item<float>();
-      w.norm_w = to_floats(p["norm.weight"]);
-      w.norm_b = to_floats(p["norm.bias"]);
-      torch::jit::Module norm = module_.attr("norm").toModule();
-      w.norm_eps = norm.hasattr("eps") ? static_cast<float>(norm.attr("eps").toDouble()) : 1e-5f;
-      w.proj_w = to_floats(p["proj.weight"]);
-      w.proj_b = to_floats(p["proj.bias"]);
-    } catch (const c10::Error& e) {
-      return e.what_without_backtrace();
+      if (!log_encoder_weights(module_weights(module_), &w, &why)) return why;
+    } catch (const std::exception& e) {
+      return e.what();
     }
     if (w.bits != dim_) return "codes width differs from forward's";
     std::unique_ptr<LogEncoderNative> nat;
@@ -269,25 +233,21 @@ class TorchScriptEncoder final : public SentenceEncoder {
 
 }  // namespace
 
-std::unique_ptr<SentenceEncoder> load_torchscript_encoder(const EncoderOptions& options) {
+namespace torch_side {
+
+std::unique_ptr<SentenceEncoder> load_encoder(const EncoderOptions& options, std::string_view blob) {
   const std::string& source = options.model;
   auto error = [&](const std::string& what) { return std::runtime_error("encoder model '" + source + "': " + what); };
 
   torch::jit::ExtraFilesMap extra{{"vocab.txt", ""}};
-  std::string_view blob;
-  if (source == "builtin") {
-    blob = builtin_encoder();
-    if (blob.empty())
-      throw error("this build has no built-in encoder (CMake LOGSIFT_ENCODER_FILE, default models/encoder-v1.pt, was missing when it was built); "
-                  "use \"hashed\" or the path of a TorchScript file");
-  } else {
+  if (blob.empty()) {
     std::error_code ec;
     if (!std::filesystem::is_regular_file(source, ec)) throw error("no such file");
   }
-  install_torch_allocator();  // before the first tensor: every block then carries its header
+  install_allocator();  // before the first tensor: every block then carries its header
   torch::jit::Module module;
   try {
-    if (source == "builtin") {
+    if (!blob.empty()) {
       std::istringstream in{std::string(blob)};
       module = torch::jit::load(in, torch::kCPU, extra);
     } else {
@@ -337,4 +297,5 @@ std::unique_ptr<SentenceEncoder> load_torchscript_encoder(const EncoderOptions& 
                                               options.native);
 }
 
+}  // namespace torch_side
 }  // namespace logsift::models

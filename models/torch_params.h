@@ -1,40 +1,49 @@
-// Reading a TorchScript module's weights for a native pass
-// (models/cnn_denoiser.h, models/log_encoder_native.h). Includes libtorch:
-// for models/*.cpp only, like the rest of libtorch (TOOLCHAIN: compile time).
+// A TorchScript module's parameters and attributes in the weights-file form
+// (models/weights_file.h), so the native passes are built the same way from
+// either. Includes libtorch: for the loadable module's translation units only.
 #pragma once
 
-#include <initializer_list>
-#include <map>
 #include <string>
-#include <vector>
 
 #include <torch/script.h>
 
+#include "models/weights_file.h"
+
 namespace logsift::models {
 
-// The module's parameters as contiguous float32 tensors by name, when they
-// are exactly `names` (no more, no fewer: another architecture must not be
-// read as this one); otherwise empty, with the reason in *why.
-inline std::map<std::string, at::Tensor> exact_parameters(const torch::jit::Module& m,
-                                                         std::initializer_list<const char*> names,
-                                                         const char* architecture, std::string* why) {
-  std::map<std::string, at::Tensor> p;
-  for (const auto& np : m.named_parameters(true)) p[np.name] = np.value.detach().to(torch::kFloat32).contiguous();
-  if (p.size() != names.size()) {
-    *why = std::string("not the ") + architecture + " architecture";
-    return {};
+inline WeightsTensor to_weights_tensor(const at::Tensor& t) {
+  WeightsTensor w;
+  for (int64_t d : t.sizes()) w.shape.push_back(d);
+  if (t.scalar_type() == torch::kBool || t.scalar_type() == torch::kUInt8) {
+    at::Tensor u = t.to(torch::kUInt8).contiguous();
+    w.u8.assign(u.data_ptr<uint8_t>(), u.data_ptr<uint8_t>() + u.numel());
+  } else {
+    at::Tensor f = t.detach().to(torch::kFloat32).contiguous();
+    w.f32.assign(f.data_ptr<float>(), f.data_ptr<float>() + f.numel());
   }
-  for (const char* n : names)
-    if (!p.count(n)) {
-      *why = std::string("no parameter ") + n;
-      return {};
-    }
-  return p;
+  return w;
 }
 
-// A contiguous float32 tensor's values.
-inline std::vector<float> to_floats(const at::Tensor& t) {
-  return std::vector<float>(t.data_ptr<float>(), t.data_ptr<float>() + t.numel());
+// Every parameter (float32), the encoder's `drop` table (u8), and the
+// attributes the native passes read. No source digest.
+inline WeightsFile module_weights(const torch::jit::Module& m) {
+  WeightsFile f;
+  for (const auto& np : m.named_parameters(true)) f.tensors[np.name] = to_weights_tensor(np.value);
+  for (const char* name : {"version", "max_len", "head", "tail", "context", "do_lower_case", "wildcard_token", "var_id",
+                           "max_pos"}) {
+    if (!m.hasattr(name)) continue;
+    const c10::IValue v = m.attr(name);
+    if (v.isString()) f.attributes[name] = v.toStringRef();
+    else if (v.isBool()) f.attributes[name] = v.toBool();
+    else if (v.isInt()) f.attributes[name] = v.toInt();
+    else if (v.isDouble()) f.attributes[name] = v.toDouble();
+  }
+  if (m.hasattr("drop") && m.attr("drop").isTensor()) f.tensors["drop"] = to_weights_tensor(m.attr("drop").toTensor());
+  if (m.hasattr("norm") && m.attr("norm").isModule()) {
+    const torch::jit::Module norm = m.attr("norm").toModule();
+    f.attributes["norm_eps"] = norm.hasattr("eps") ? norm.attr("eps").toDouble() : 1e-5;
+  }
+  return f;
 }
 
 }  // namespace logsift::models

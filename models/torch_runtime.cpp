@@ -1,4 +1,4 @@
-#include "models/torch_runtime.h"
+#include "models/torch_side.h"
 
 #include <atomic>
 #include <cstdlib>
@@ -98,7 +98,9 @@ std::atomic<CachingCpuAllocator*> CachingCpuAllocator::instance{nullptr};
 
 }  // namespace
 
-void install_torch_allocator() {
+namespace torch_side {
+
+void install_allocator() {
   static std::once_flag once;
   std::call_once(once, [] {
     // Never destroyed: tensors may be freed during static destruction.
@@ -108,16 +110,16 @@ void install_torch_allocator() {
   });
 }
 
-void configure_torch_threads(int intra_op_threads) {
-  install_torch_allocator();
+void configure_threads(int intra_op_threads) {
+  install_allocator();
   // Inter-op threads can be set once per process only.
   static std::once_flag once;
   std::call_once(once, [] { at::set_num_interop_threads(1); });
   at::set_num_threads(intra_op_threads);
 }
 
-TorchAllocatorStats torch_allocator_stats() {
-  install_torch_allocator();
+TorchAllocatorStats allocator_stats() {
+  install_allocator();
   return CachingCpuAllocator::instance.load(std::memory_order_acquire)->stats();
 }
 
@@ -128,4 +130,5 @@ RuntimeInfo runtime_info() {
   return info;
 }
 
+}  // namespace torch_side
 }  // namespace logsift::models

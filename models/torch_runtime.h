@@ -1,5 +1,6 @@
-// Torch-free facade over libtorch: the only headers the rest of logsift sees.
-// libtorch itself is included in models/*.cpp only (and models/torch_params.h, which only they include; compile time, see TOOLCHAIN).
+// Torch-free facade over libtorch's settings and figures. libtorch itself is
+// in the loadable module only (models/torch_backend.h): before a model loads
+// it, these are no-ops and zeros.
 #pragma once
 
 #include <cstddef>
@@ -18,10 +19,6 @@ struct RuntimeInfo {
 // 64 KiB and more are reused across forwards; at most 128 MiB kept free).
 void configure_torch_threads(int intra_op_threads);
 
-// Installs the caching CPU allocator (once; the model loaders call it before
-// their first tensor).
-void install_torch_allocator();
-
 struct TorchAllocatorStats {
   size_t cached_bytes = 0;  // free blocks kept for reuse
   uint64_t hits = 0;        // large allocations served from the cache
@@ -35,6 +32,7 @@ inline std::string runtime_label(bool native, const std::string& not_native) {
   if (native) return "native";
   return not_native.empty() ? "torchscript" : "torchscript (not native: " + not_native + ")";
 }
+// torch_version "not loaded" while no model has needed libtorch.
 RuntimeInfo runtime_info();
 
 }  // namespace logsift::models

@@ -63,6 +63,6 @@ struct Command {
   int (*run)(const Args&);
 };
 
-extern const Command kServe, kCluster, kEval, kTokenize, kWordpiece, kPairs, kConfig, kMine, kMigrate;
+extern const Command kServe, kCluster, kEval, kTokenize, kWordpiece, kPairs, kConfig, kMine, kMigrate, kModels;
 
 }  // namespace logsift::cli

@@ -15,7 +15,7 @@ namespace {
 
 using namespace logsift::cli;
 
-const Command* const kCommands[] = {&kServe, &kCluster, &kEval, &kTokenize, &kWordpiece, &kPairs, &kMine, &kMigrate, &kConfig};
+const Command* const kCommands[] = {&kServe, &kCluster, &kEval, &kTokenize, &kWordpiece, &kPairs, &kMine, &kMigrate, &kModels, &kConfig};
 
 void usage(std::ostream& o) {
   o << "logsift: real-time log clustering\n\nusage: logsift <command> [options]\n\ncommands:\n";

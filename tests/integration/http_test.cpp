@@ -676,7 +676,11 @@ TEST_F(HttpApi, MetricsShowHeapTrimPasses) {
   auto m = http_get(port_, "/metrics");
   ASSERT_EQ(m.status, 200);
   EXPECT_NE(m.body.find("# TYPE logsift_heap_trim_released_bytes_total counter"), std::string::npos);
-  EXPECT_GT(metric_sum(m.body, "process_resident_memory_bytes"), 50e6);
+  // The process's own figure (/proc/self/statm): the models' weights alone
+  // are several MB; a fresh server without libtorch stays well under 100 MB.
+  const double rss = metric_sum(m.body, "process_resident_memory_bytes");
+  EXPECT_GT(rss, 10e6);
+  EXPECT_LT(rss, 100e6);
 }
 
 TEST_F(HttpApi, ConcurrentClientsAllAnsweredCorrectly) {

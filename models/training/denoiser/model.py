@@ -237,4 +237,10 @@ def export(model: Denoiser, path: str) -> torch.jit.ScriptModule:
     model = model.eval()
     sm = torch.jit.script(model)
     sm.save(path)
+    # The native runtime reads this flat file, so serving never loads libtorch.
+    import os
+    import sys
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    import weights_file
+    weights_file.write(path)
     return sm

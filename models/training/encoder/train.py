@@ -35,6 +35,7 @@ import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
 import data  # noqa: E402
+import weights_file  # noqa: E402
 from loghub import add_real_extra_args, grouping_accuracy, labelled_set_systems, training_sets  # noqa: E402
 from model import LogEncoder  # noqa: E402
 from text import WordPiece, build_vocab, canonicalize  # noqa: E402
@@ -313,6 +314,8 @@ def main() -> None:
     scripted = torch.jit.script(model)
     os.makedirs(os.path.dirname(os.path.abspath(args.out)) or ".", exist_ok=True)
     torch.jit.save(scripted, args.out, _extra_files={"vocab.txt": "\n".join(vocab) + "\n"})
+    # The native runtime reads this flat file, so serving never loads libtorch.
+    print("weights:", weights_file.write(args.out))
     report = {
         "version": args.version, "command": "/usr/bin/python3 models/training/encoder/train.py " + " ".join(sys.argv[1:]),
         "harvest_classes": args.harvest_classes, "harvest_per_batch": args.harvest_per_batch,
