@@ -1,5 +1,7 @@
 #include "pipeline/stages/state_stage.h"
 
+#include "pipeline/core/hash.h"
+
 #include <unordered_map>
 
 #include <nlohmann/json.hpp>
@@ -128,6 +130,28 @@ void StateStage::map_to_curated(std::vector<Batch*>& group, const std::shared_pt
       for (auto& r : b->records)
         if (r.ok()) r.cluster_id = cur->resolve(r.cluster_id);
   }
+  if (!cur->splits.empty()) split_to_parts(group, *cur);
+}
+
+// Split clusters: each line whose template has a value at the split's word
+// goes to that value's part, with the part's template.
+void StateStage::split_to_parts(std::vector<Batch*>& group, const CurationState& cur) {
+  if (split_templates_.size() > 100000) split_templates_.clear();
+  for (Batch* b : group)
+    for (auto& r : b->records) {
+      if (!r.ok()) continue;
+      const SplitRule* rule = cur.split_of(r.cluster_id);
+      if (!rule) continue;
+      auto part = split_part(*rule, r.template_text, r.text);
+      if (!part) continue;
+      const uint64_t template_id = fast_hash64(part->template_text);
+      auto [it, fresh] = split_templates_.try_emplace(template_id * 0x9E3779B97F4A7C15ULL ^ part->cluster_id);
+      if (fresh)
+        it->second = std::make_shared<const TemplateInfo>(
+            TemplateInfo{std::move(part->template_text), template_id, part->cluster_id});
+      r.set_template(it->second);
+      r.cluster_id = cur.resolve(part->cluster_id);  // a part merged into another cluster goes there
+    }
 }
 
 void StateStage::apply(std::vector<Batch*>& group) {

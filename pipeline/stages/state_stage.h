@@ -93,6 +93,7 @@ class StateStage final : public BatchingStage {
   void refuse(std::vector<Batch*>& group, const Status& why);
   // cur: the group's curation snapshot (null: none), for the pinned counts.
   void count_in_aggregator(std::vector<Batch*>& group, const CurationState* cur, std::vector<AlertEvent>* raised);
+  void split_to_parts(std::vector<Batch*>& group, const CurationState& cur);
   void map_to_curated(std::vector<Batch*>& group, const std::shared_ptr<const CurationState>& cur);
   void emit(std::vector<AlertEvent>& events);
   void count_evictions_locked();  // mu_ held
@@ -119,6 +120,8 @@ class StateStage final : public BatchingStage {
   // (template id, cluster id) -> the cluster its lines go to under resolved_under_ (state thread)
   std::unordered_map<uint64_t, uint64_t> resolved_;
   std::shared_ptr<const CurationState> resolved_under_;
+  // (template id, part id) -> the part's template, for split clusters (state thread)
+  std::unordered_map<uint64_t, TemplateRef> split_templates_;
   std::function<void()> refresh_curation_;
 };
 

@@ -6,7 +6,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <xxhash.h>
+
 #include "lsh/lsh.h"
+#include "pipeline/core/params.h"
 #include "pipeline/core/time.h"
 #include "pipeline/store/contract_store.h"
 #include "pipeline/store/curation_store.h"
@@ -24,6 +27,7 @@ const char* kind_name(CurationKind k) {
     case CurationKind::kAccept: return "accept";
     case CurationKind::kReject: return "reject";
     case CurationKind::kValue: return "value";
+    case CurationKind::kSplit: return "split";
   }
   return "?";
 }
@@ -31,7 +35,7 @@ const char* kind_name(CurationKind k) {
 std::string CurationAction::to_text() const {
   json j = {{"kind", kind_name(kind)}, {"at_ms", at_ms}, {"by", by}};
   if (kind == CurationKind::kMerge || kind == CurationKind::kName || kind == CurationKind::kMute ||
-      kind == CurationKind::kValue)
+      kind == CurationKind::kValue || kind == CurationKind::kSplit)
     j["cluster_id"] = lsh::format_id(cluster_id);
   switch (kind) {
     case CurationKind::kMerge: j["into"] = lsh::format_id(into); break;
@@ -51,6 +55,10 @@ std::string CurationAction::to_text() const {
       break;
     }
     case CurationKind::kReject: j["suggestion"] = suggestion; break;
+    case CurationKind::kSplit:
+      j["position"] = position;
+      j["pattern"] = pattern;
+      break;
     case CurationKind::kValue: {
       j["position"] = position;
       j["pattern"] = pattern;
@@ -104,6 +112,11 @@ CurationAction CurationAction::from_text(const std::string& text, int64_t seq) {
         uint64_t v = 0;
         if (x.is_string() && lsh::parse_id(x.get<std::string>(), &v)) a.members.push_back(v);
       }
+  } else if (kind == "split") {
+    a.kind = CurationKind::kSplit;
+    a.cluster_id = id("cluster_id");
+    a.position = j.value("position", int64_t{-1});
+    a.pattern = j.value("pattern", std::string());
   } else if (kind == "accept" || kind == "reject") {
     a.kind = kind == "accept" ? CurationKind::kAccept : CurationKind::kReject;
     a.suggestion = j.value("suggestion", std::string());
@@ -149,6 +162,49 @@ bool ValueRule::matches(std::string_view t) const {
     ++w;
   }
   return w == words.size();
+}
+
+uint64_t split_part_id(uint64_t cluster_id, int64_t position, std::string_view value) {
+  // Seeded by the cluster and the word: the same value in another cluster,
+  // or at another word, is another part.
+  const uint64_t seed = cluster_id ^ (static_cast<uint64_t>(position) + 1) * 0x9E3779B97F4A7C15ULL;
+  uint64_t id = XXH3_64bits_withSeed(value.data(), value.size(), seed);
+  if (id == cluster_id || id == 0) id = ~id;
+  return id;
+}
+
+std::optional<SplitPart> split_part(const SplitRule& rule, std::string_view template_text, std::string_view text) {
+  const auto words = template_words(template_text);
+  if (rule.position < 0 || rule.position >= static_cast<int64_t>(words.size())) return std::nullopt;
+  const size_t pos = static_cast<size_t>(rule.position);
+  auto holes = [](std::string_view w) {
+    size_t n = 0;
+    for (size_t at = w.find("<*>"); at != std::string_view::npos; at = w.find("<*>", at + 3)) ++n;
+    return n;
+  };
+  const size_t here = holes(words[pos]);
+  if (here == 0) return std::nullopt;
+  size_t before = 0;
+  for (size_t i = 0; i < pos; ++i) before += holes(words[i]);
+  std::vector<std::string_view> params;
+  if (!template_params(template_text, text, &params) || params.size() < before + here) return std::nullopt;
+  SplitPart part;
+  size_t k = before;
+  const std::string& w = words[pos];
+  for (size_t i = 0; i < w.size();) {
+    if (w.compare(i, 3, "<*>") == 0) {
+      part.value += params[k++];
+      i += 3;
+    } else {
+      part.value += w[i++];
+    }
+  }
+  for (size_t i = 0; i < words.size(); ++i) {
+    if (i) part.template_text += ' ';
+    part.template_text += i == pos ? part.value : words[i];
+  }
+  part.cluster_id = split_part_id(rule.cluster_id, rule.position, part.value);
+  return part;
 }
 
 std::vector<uint64_t> CurationState::members(uint64_t id) const {
@@ -207,6 +263,11 @@ CurationState fold(std::vector<CurationAction> actions, const IdTranslator& tran
         s.value_rules.push_back({into, template_words(a.pattern), a.seq});
         break;
       }
+      case CurationKind::kSplit:
+        // A part's id derives from the cluster's id: after a migration
+        // the parts of the cluster's new ids are new ids too.
+        for (uint64_t id : now(a.cluster_id)) s.splits[id] = {id, a.position, a.seq};
+        break;
       case CurationKind::kUndo: break;
     }
   }
@@ -281,6 +342,18 @@ std::optional<CurationRefusal> check(const CurationState& s, const CurationActio
       for (uint64_t m : a.members)
         if (m != a.cluster_id)
           if (auto r = merged(m)) return r;
+      return std::nullopt;
+    }
+    case CurationKind::kSplit: {
+      if (!known(a.cluster_id)) return CurationRefusal{404, "no cluster " + id(a.cluster_id)};
+      if (auto r = merged(a.cluster_id)) return r;
+      const auto words = template_words(a.pattern);
+      if (a.position < 0 || a.position >= static_cast<int64_t>(words.size()) ||
+          words[static_cast<size_t>(a.position)].find("<*>") == std::string::npos)
+        return CurationRefusal{400, "'position' must be the number (from 0) of a word of the template with a value"};
+      if (const SplitRule* r = s.split_of(a.cluster_id))
+        return CurationRefusal{409, "cluster " + id(a.cluster_id) + " is split already (action " + std::to_string(r->seq) +
+                                        "): undo that first"};
       return std::nullopt;
     }
     case CurationKind::kReject:
@@ -414,6 +487,10 @@ bool in_effect(const CurationState& s, const CurationAction& a) {
       return std::any_of(s.value_rules.begin(), s.value_rules.end(), [&](const ValueRule& r) {
         return r.cluster_id == s.resolve(a.cluster_id) && r.words == template_words(a.pattern);
       });
+    case CurationKind::kSplit: {
+      const SplitRule* r = s.split_of(a.cluster_id);
+      return r && r->position == a.position;
+    }
     case CurationKind::kUndo: return true;
   }
   return true;

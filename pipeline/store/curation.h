@@ -1,6 +1,7 @@
 // Curation: what people decided about clusters, as a log of actions, each
 // undoable: a cluster merged into another (its future lines get the other's
-// id), named and annotated, muted (its alerts dropped, its lines still
+// id), a word marked as a value (or a value as a constant: the cluster split
+// by it), named and annotated, muted (its alerts dropped, its lines still
 // counted). The log lives in the store (pipeline/store/curation_store.h:
 // SQLite, or Redis shared by replicas, which then agree); its fold
 // (CurationState) is what the state stage, the alert router and the API read.
@@ -23,7 +24,7 @@
 
 namespace logsift {
 
-enum class CurationKind { kMerge, kName, kMute, kUndo, kAccept, kReject, kValue };
+enum class CurationKind { kMerge, kName, kMute, kUndo, kAccept, kReject, kValue, kSplit };
 
 struct CurationAction {
   int64_t seq = 0;    // 1, 2, ... in the store's order (0 before it is stored)
@@ -38,8 +39,10 @@ struct CurationAction {
   int64_t undoes = 0;            // undo: the seq of the action taken back
   std::string suggestion;        // accept, reject: the suggestion's id
   std::vector<uint64_t> members; // accept, value: the clusters merged into `into` / cluster_id
-  std::string pattern;           // value: the cluster's template with the word at `position` as <*>
-  int64_t position = -1;         // value: the word (0-based, blank-separated) that is a value
+  std::string pattern;           // value: the cluster's template with the word at `position` as <*>;
+                                 // split: the cluster's template
+  int64_t position = -1;         // value: the word (0-based, blank-separated) that is a value;
+                                 // split: the word whose values are constants
 
   // The stored form (one JSON object); from_text throws std::invalid_argument.
   std::string to_text() const;
@@ -59,6 +62,27 @@ struct ValueRule {
 };
 std::vector<std::string> template_words(std::string_view template_text);
 
+// "This value is a constant": the lines of a cluster whose template has a
+// value at word `position` (a "<*>" in it) go to one part per value. A part's
+// id is a function of the cluster's id, the word and the value alone
+// (split_part_id), so every replica, and every later line with that value,
+// gives the same one without coordination; its template is the line's with
+// that word's values written in.
+struct SplitRule {
+  uint64_t cluster_id = 0;
+  int64_t position = -1;
+  int64_t seq = 0;
+};
+struct SplitPart {
+  uint64_t cluster_id = 0;
+  std::string template_text;
+  std::string value;  // the word as the line has it ("db-7", "host=db-7")
+};
+uint64_t split_part_id(uint64_t cluster_id, int64_t position, std::string_view value);
+// The part a line goes to; nullopt when its template has no value at that
+// word, or its text does not fit its template.
+std::optional<SplitPart> split_part(const SplitRule& rule, std::string_view template_text, std::string_view text);
+
 struct CurationState {
   int64_t version = 0;  // actions folded: the store's count
   std::vector<CurationAction> actions;  // every action, in order
@@ -73,6 +97,7 @@ struct CurationState {
   std::unordered_set<uint64_t> pinned;                // named and exported as a metric
   std::unordered_set<std::string> rejected;           // suggestions a person turned down
   std::vector<ValueRule> value_rules;                 // in the order taken
+  std::unordered_map<uint64_t, SplitRule> splits;     // cluster -> how it is split
 
   // The id a line of cluster `id` with template `template_text` is counted
   // under: the cluster it was merged into, else the cluster of a value rule
@@ -96,6 +121,10 @@ struct CurationState {
   const Named* named(uint64_t id) const {
     auto it = names.find(id);
     return it == names.end() ? nullptr : &it->second;
+  }
+  const SplitRule* split_of(uint64_t id) const {
+    auto it = splits.find(id);
+    return it == splits.end() ? nullptr : &it->second;
   }
   // The clusters merged into `id` (directly or through others).
   std::vector<uint64_t> members(uint64_t id) const;

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <charconv>
 #include <limits>
+#include <map>
 #include <unordered_map>
 
 #include "lsh/lsh.h"
@@ -32,7 +33,7 @@ std::string taken_by(const AppContext& ctx) {
   return ctx.auth && ctx.auth->admin_configured() ? "admin token" : "local (no admin token configured)";
 }
 
-HttpResponse take(AppContext& ctx, const HttpRequest& req, CurationAction a) {
+HttpResponse take(AppContext& ctx, const HttpRequest& req, CurationAction a, json extra = json::object()) {
   a.at_ms = now_ms();
   a.by = taken_by(ctx);
   Catalog* catalog = ctx.catalog;
@@ -40,12 +41,51 @@ HttpResponse take(AppContext& ctx, const HttpRequest& req, CurationAction a) {
   if (auto r = take_action(*catalog, *ctx.curation, a, known, static_cast<size_t>(ctx.config.curation_max_metric_series)))
     return refused(req, *r);
   metrics().curation_actions.inc();
-  return json_response(req, http::status::created, export_action(a, false));
+  json out = export_action(a, false);
+  out.update(extra);
+  return json_response(req, http::status::created, out);
 }
 
 bool read_id(const json& body, const char* key, uint64_t* out) {
   auto it = body.find(key);
   return it != body.end() && it->is_string() && lsh::parse_id(it->get<std::string>(), out);
+}
+
+// Parts a split would make, from the cluster's stored examples: which of
+// them goes where (later lines with other values make parts of their own).
+constexpr size_t kMaxSplitPartsInExamples = 50;
+
+std::optional<HttpResponse> read_split(AppContext& ctx, const HttpRequest& req, const json& body, CurationAction* a,
+                                       json* parts) {
+  auto pos = body.find("position");
+  if (pos == body.end() || !pos->is_number_integer() || pos->get<int64_t>() < 0)
+    return bad_field(req, "position", "'position' must be the number (from 0) of a word of the template");
+  a->position = pos->get<int64_t>();
+  const auto c = ctx.catalog->get(a->cluster_id);
+  if (!c) return error_response(req.version(), req.keep_alive(), http::status::not_found, Reject::kNotFound,
+                                "no cluster " + lsh::format_id(a->cluster_id));
+  const auto words = template_words(c->row.template_text);
+  if (a->position >= static_cast<int64_t>(words.size()))
+    return bad_field(req, "position", "the template has " + std::to_string(words.size()) + " words");
+  if (words[static_cast<size_t>(a->position)].find("<*>") == std::string::npos)
+    return bad_field(req, "position", "that word is a constant already: choose a word with <*>");
+  a->pattern = c->row.template_text;
+  const SplitRule rule{a->cluster_id, a->position, 0};
+  std::map<std::string, std::pair<uint64_t, int>> seen;  // value -> (part, examples)
+  for (const auto& e : c->examples)
+    if (auto part = split_part(rule, c->row.template_text, e.text)) {
+      auto& [id, n] = seen[part->value];
+      id = part->cluster_id;
+      ++n;
+    }
+  if (seen.size() > kMaxSplitPartsInExamples)
+    return error_response(req.version(), req.keep_alive(), http::status::conflict, Reject::kBadRequest,
+                          "that word takes " + std::to_string(seen.size()) +
+                              " values in the stored examples alone: a split would make a cluster of each");
+  *parts = json::array();
+  for (const auto& [value, p] : seen)
+    parts->push_back({{"value", value}, {"cluster_id", lsh::format_id(p.first)}, {"examples", p.second}});
+  return std::nullopt;
 }
 
 }  // namespace
@@ -62,6 +102,7 @@ void curation_fields(const CurationState& cur, uint64_t id, json* row) {
     (*row)["muted"] = true;
   }
   if (const uint64_t to = cur.resolve(id); to != id) (*row)["merged_into"] = lsh::format_id(to);
+  if (const SplitRule* r = cur.split_of(id)) (*row)["split"] = {{"position", r->position}, {"action", r->seq}};
   if (!cur.merged_into.empty()) {
     json members = json::array();
     for (uint64_t m : cur.members(id)) members.push_back(lsh::format_id(m));
@@ -171,6 +212,13 @@ HttpResponse handle_cluster_action(AppContext& ctx, const HttpRequest& req, std:
       return error_response(req.version(), req.keep_alive(), http::status::conflict, Reject::kBadRequest,
                             "that rule would join " + std::to_string(a.members.size()) + " of the catalog's " +
                                 std::to_string(total) + " clusters (more than a quarter): choose a word that says less");
+  } else if (action == "split") {
+    // "This value is a constant": later lines of the cluster go to a part
+    // per value of that word.
+    a.kind = CurationKind::kSplit;
+    json parts;
+    if (auto err = read_split(ctx, req, body, &a, &parts)) return std::move(*err);
+    return take(ctx, req, std::move(a), {{"parts", std::move(parts)}});
   } else if (action == "name") {
     a.kind = CurationKind::kName;
     auto name = body.find("name"), note = body.find("note");

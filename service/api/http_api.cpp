@@ -82,6 +82,18 @@ std::string_view between(const std::string& path, size_t prefix, size_t suffix) 
   return std::string_view(path).substr(prefix, path.size() - prefix - suffix);
 }
 
+// "/clusters/{id}/{action}" for the curation actions: (id, action).
+std::optional<std::pair<std::string_view, std::string_view>> cluster_action_of(const std::string& path) {
+  if (!path.starts_with("/clusters/")) return std::nullopt;
+  const std::string_view rest = std::string_view(path).substr(10);
+  const size_t slash = rest.find('/');
+  if (slash == 0 || slash == std::string_view::npos) return std::nullopt;
+  const std::string_view action = rest.substr(slash + 1);
+  for (std::string_view a : {"merge", "name", "value", "mute", "split"})
+    if (action == a) return std::pair{rest.substr(0, slash), action};
+  return std::nullopt;
+}
+
 }  // namespace
 
 void handle_http_request(AppContext& ctx, AnyExecutor ex, HttpRequest&& req, Responder respond) {
@@ -175,14 +187,8 @@ void handle_http_request(AppContext& ctx, AnyExecutor ex, HttpRequest&& req, Res
       if (only(http::verb::post)) respond(handle_suggestion_action(ctx, req, between(t.path, 22, 7), "accept"));
     } else if (t.path.size() > 29 && t.path.starts_with("/clusters/suggestions/") && t.path.ends_with("/reject")) {
       if (only(http::verb::post)) respond(handle_suggestion_action(ctx, req, between(t.path, 22, 7), "reject"));
-    } else if (t.path.size() > 16 && t.path.starts_with("/clusters/") && t.path.ends_with("/merge")) {
-      if (only(http::verb::post)) respond(handle_cluster_action(ctx, req, between(t.path, 10, 6), "merge"));
-    } else if (t.path.size() > 15 && t.path.starts_with("/clusters/") && t.path.ends_with("/name")) {
-      if (only(http::verb::post)) respond(handle_cluster_action(ctx, req, between(t.path, 10, 5), "name"));
-    } else if (t.path.size() > 16 && t.path.starts_with("/clusters/") && t.path.ends_with("/value")) {
-      if (only(http::verb::post)) respond(handle_cluster_action(ctx, req, between(t.path, 10, 6), "value"));
-    } else if (t.path.size() > 15 && t.path.starts_with("/clusters/") && t.path.ends_with("/mute")) {
-      if (only(http::verb::post)) respond(handle_cluster_action(ctx, req, between(t.path, 10, 5), "mute"));
+    } else if (auto act = cluster_action_of(t.path)) {
+      if (only(http::verb::post)) respond(handle_cluster_action(ctx, req, act->first, act->second));
     } else if (t.path.starts_with("/clusters/")) {
       if (only(http::verb::get)) respond(handle_cluster(ctx, req, std::string_view(t.path).substr(10)));
     } else if (t.path == "/curation") {

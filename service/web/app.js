@@ -462,11 +462,15 @@
     if (c.muted) facts.push(['alerts', c.muted_until ? el('span', {}, 'muted until ', timeNode(c.muted_until)) : 'muted for good']);
     if (c.merged_from) facts.push(['merged', `${c.merged_from.cluster_id} joined this cluster`]);
     if (Array.isArray(c.merged) && c.merged.length) facts.push(['merged in', c.merged.join(', ')]);
+    if (c.split) facts.push(['split', `by the values of word ${c.split.position} (action ${c.split.action})`]);
     if (c.metric) facts.push(['metric', el('code', {}, `logsift_cluster_lines_total{cluster_id="${c.cluster_id}"}`)]);
     $('detail-facts').replaceChildren(...facts.flatMap(([k, v]) => [el('dt', {}, k), el('dd', {}, v)]));
-    // The template's words, each a button: "this word is a value".
+    // The template's words, each a button: a word is a value; a value's
+    // values are constants (the cluster splits by them).
     $('curate-words').replaceChildren(...String(c.template ?? '').split(' ').filter((w) => w.length > 0).map((w, i) =>
-      w === '<*>' ? el('span', { class: 'word value' }, w)
+      w.includes('<*>')
+        ? el('button', { type: 'button', class: 'word value', 'data-position': String(i), 'data-split': '1',
+          title: `split this cluster by the values of “${w}” (they are constants)` }, w)
         : el('button', { type: 'button', class: 'word', 'data-position': String(i), title: `mark “${w}” as a value` }, w)));
     // The fix-this-cluster form starts from what the cluster has (unless the user is typing in it).
     if (!$('curate').contains(document.activeElement)) {
@@ -515,7 +519,9 @@
   function onCurateWord(event) {
     const b = event.target.closest('button[data-position]');
     if (!b) return;
-    return curate('value', { position: Number(b.getAttribute('data-position')) }, `“${b.textContent}” is a value now`);
+    const position = Number(b.getAttribute('data-position'));
+    if (b.hasAttribute('data-split')) return curate('split', { position }, `Split by the values of word ${position}`);
+    return curate('value', { position }, `“${b.textContent}” is a value now`);
   }
 
   function onCurateMute() {

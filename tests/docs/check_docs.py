@@ -722,7 +722,7 @@ def router_routes(root, problems):
     read from its source: the if / else-if chain in handle_http_request's try
     block, each branch's path literals (t.path == "...", starts_with /
     ends_with around an {id}), or the helper it asks (bulk_target_index,
-    web_asset, es_probe), and its methods (only(http::verb::X), the helper's
+    web_asset, es_probe, cluster_action_of), and its methods (only(http::verb::X), the helper's
     method checks, or the handler it calls)."""
     api_dir = os.path.join(root, "service", "api")
     files = sorted(os.path.join(api_dir, f) for f in os.listdir(api_dir) if f.endswith(".cpp"))
@@ -761,7 +761,7 @@ def branch_routes(root, files, path, line, cond, body, routes, problems):
     else:
         paths += [s + "{id}" for s in starts]
     helper = None
-    for h in ("bulk_target_index", "web_asset", "es_probe"):
+    for h in ("bulk_target_index", "web_asset", "es_probe", "cluster_action_of"):
         if re.search(r"\b" + h + r"\s*\(", cond):
             helper = h
     if helper == "bulk_target_index":
@@ -772,6 +772,15 @@ def branch_routes(root, files, path, line, cond, body, routes, problems):
             paths += re.findall(r'path\s*==\s*"([^"]*)"', b)
             for suffix in re.findall(r'kSuffix\s*=\s*"([^"]*)"', b):
                 paths.append("/{index}" + suffix)
+    elif helper == "cluster_action_of":
+        f = function_body(files, "cluster_action_of")
+        if f:
+            fp, ft, s, e = f
+            b = ft[s:e]
+            prefix = re.search(r'starts_with\(\s*"([^"]*)"\s*\)', b)
+            actions = re.search(r"for\s*\([^)]*?\s:\s*\{([^}]*)\}", b)
+            if prefix and actions:
+                paths += [prefix.group(1) + "{id}/" + a for a in re.findall(r'"([^"]*)"', actions.group(1))]
     elif helper == "web_asset":
         f = function_body(files, "web_asset")
         if f:

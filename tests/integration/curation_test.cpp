@@ -4,6 +4,7 @@
 // once, bad actions are refused with their reason and leave nothing
 // behind, and everything holds over a restart.
 #include <fstream>
+#include <map>
 #include <set>
 #include <string>
 #include <thread>
@@ -266,6 +267,64 @@ TEST(Curation, AWordMarkedAValueJoinsTheStatementNowAndLater) {
   EXPECT_EQ(act(port, "/clusters/" + keep + "/value", {{"position", 3}}).status, 409) << "a value already";
   EXPECT_EQ(act(port, "/clusters/" + keep + "/value", {{"position", 99}}).status, 400);
   EXPECT_EQ(act(port, "/clusters/" + keep + "/value", {{"position", "three"}}).status, 400);
+}
+
+// "This value is a constant": a cluster split by the values of one word.
+// The reply lists the parts its stored examples make; later lines of each
+// value get their part's id and a template with the value written in; a
+// value never seen gets a part of its own; the split holds over a restart,
+// and undoing it sends lines back to the cluster.
+TEST(Curation, AValueSplitAsConstantsGivesEachValueItsPart) {
+  TempDir data("logsift-curation-split-");
+  ServerOptions o;
+  o.data_dir = data.path();
+  auto server = std::make_unique<ServerProcess>(o);
+  ASSERT_TRUE(server->start_ready());
+  int port = server->http_port();
+  auto line = [](const std::string& host, int secs) {
+    return "Connection to " + host + ".internal timed out after " + std::to_string(secs) + " s";
+  };
+  const std::string whole = id_of(port, line("db-7", 30));
+  for (const std::string h : {"db-9", "cache-2", "db-7"}) ASSERT_EQ(id_of(port, line(h, 12)), whole);
+  const json c = http_get(port, "/clusters/" + whole).json_body();
+  const std::string tmpl = c.value("template", "");
+  ASSERT_EQ(tmpl.rfind("Connection to <*> timed out after <*> ", 0), 0u) << c.dump();
+  EXPECT_EQ(act(port, "/clusters/" + whole + "/split", {{"position", 0}}).status, 400) << "a constant word";
+  EXPECT_EQ(act(port, "/clusters/" + whole + "/split", {{"position", 42}}).status, 400);
+  EXPECT_EQ(act(port, "/clusters/ffffffffffffffff/split", {{"position", 2}}).status, 404);
+  HttpResponse r = act(port, "/clusters/" + whole + "/split", {{"position", 2}});
+  ASSERT_EQ(r.status, 201) << r.describe();
+  std::map<std::string, std::string> parts;
+  const json reply = r.json_body();
+  for (const auto& p : reply["parts"]) parts[p.value("value", "")] = p.value("cluster_id", "");
+  ASSERT_EQ(parts.size(), 3u) << r.body;
+  ASSERT_TRUE(parts.count("db-7.internal")) << r.body;
+  EXPECT_EQ(act(port, "/clusters/" + whole + "/split", {{"position", 6}}).status, 409) << "split already";
+
+  HttpResponse next = post_infer(port, line("db-7", 5));
+  ASSERT_EQ(next.status, 200);
+  EXPECT_EQ(next.json_body().value("cluster_id", ""), parts["db-7.internal"]);
+  std::string part_tmpl = tmpl;
+  part_tmpl.replace(part_tmpl.find("<*>"), 3, "db-7.internal");
+  EXPECT_EQ(next.json_body().value("template", ""), part_tmpl);
+  EXPECT_EQ(next.json_body()["params"][0], "5");
+  EXPECT_EQ(id_of(port, line("cache-2", 1)), parts["cache-2.internal"]);
+  const std::string fresh = id_of(port, line("queue-4", 3));
+  EXPECT_TRUE(is_hex16(fresh)) << fresh;
+  EXPECT_NE(fresh, whole);
+  for (const auto& [v, id] : parts) EXPECT_NE(fresh, id) << v;
+  EXPECT_EQ(cluster_row(port, whole)["split"].value("position", -1), 2);
+  const json part = http_get(port, "/clusters/" + parts["db-7.internal"]).json_body();
+  EXPECT_EQ(part.value("count", 0), 1) << part.dump();
+
+  ASSERT_TRUE(server->stop().clean());
+  server = std::make_unique<ServerProcess>(o);
+  ASSERT_TRUE(server->start_ready());
+  port = server->http_port();
+  EXPECT_EQ(id_of(port, line("db-9", 8)), parts["db-9.internal"]) << "after a restart";
+  const int64_t seq = http_get(port, "/curation").json_body().value("version", 0);
+  ASSERT_EQ(act(port, "/curation/" + std::to_string(seq) + "/undo", json::object()).status, 201);
+  EXPECT_EQ(id_of(port, line("db-9", 8)), whole) << "undone: the cluster is whole again";
 }
 
 // A value rule is bounded: one that would join more than a quarter of the

@@ -160,6 +160,63 @@ TEST(Curation, AWordMarkedAValueJoinsItsStatementNowAndLater) {
   EXPECT_EQ(back.members, v.members);
 }
 
+// "This value is a constant": a line goes to the part of its value at the
+// split's word, with that word written into its template; the part's id
+// depends on the cluster, the word and the value only; lines without a value
+// there stay whole; a split cluster cannot be split again, and an undo ends it.
+TEST(Curation, ASplitSendsEachValueToItsOwnPart) {
+  const uint64_t c = 0x1111000011110000ULL;
+  const SplitRule rule{c, 2, 1};
+  const std::string t = "Connection to <*> timed out after <*> s";
+  auto a = split_part(rule, t, "Connection to db-7 timed out after 30 s");
+  ASSERT_TRUE(a.has_value());
+  EXPECT_EQ(a->value, "db-7");
+  EXPECT_EQ(a->template_text, "Connection to db-7 timed out after <*> s");
+  EXPECT_EQ(a->cluster_id, split_part_id(c, 2, "db-7"));
+  EXPECT_EQ(split_part(rule, t, "Connection to db-7 timed out after 2 s")->cluster_id, a->cluster_id);
+  EXPECT_NE(split_part(rule, t, "Connection to db-9 timed out after 30 s")->cluster_id, a->cluster_id);
+  EXPECT_NE(split_part_id(c + 1, 2, "db-7"), a->cluster_id) << "another cluster's part";
+  EXPECT_NE(split_part_id(c, 3, "db-7"), a->cluster_id) << "another word's part";
+  // A word with a value inside it keeps its constant part in the value.
+  auto kv = split_part({c, 1, 1}, "login host=<*> failed", "login host=web-3 failed");
+  ASSERT_TRUE(kv.has_value());
+  EXPECT_EQ(kv->value, "host=web-3");
+  EXPECT_EQ(kv->template_text, "login host=web-3 failed");
+  // No value at that word, or a text that does not fit: stays whole.
+  EXPECT_FALSE(split_part(rule, "Connection to db-7 timed out", "Connection to db-7 timed out").has_value());
+  EXPECT_FALSE(split_part(rule, t, "something else entirely").has_value());
+
+  auto split = [&](int64_t position, const std::string& pattern) {
+    CurationAction s;
+    s.kind = CurationKind::kSplit;
+    s.cluster_id = c;
+    s.position = position;
+    s.pattern = pattern;
+    return s;
+  };
+  auto known = [](uint64_t) { return true; };
+  std::vector<CurationAction> log;
+  auto take = [&](CurationAction x) {
+    const auto st = fold(log);
+    if (auto r = check(st, x, known)) return r->status;
+    x.seq = static_cast<int64_t>(log.size()) + 1;
+    log.push_back(x);
+    return 0;
+  };
+  EXPECT_EQ(take(split(0, t)), 400) << "a constant word";
+  EXPECT_EQ(take(split(9, t)), 400);
+  EXPECT_EQ(take(split(2, t)), 0);
+  ASSERT_NE(fold(log).split_of(c), nullptr);
+  EXPECT_EQ(take(split(6, t)), 409) << "split already";
+  const auto round = CurationAction::from_text(log[0].to_text(), 1);
+  EXPECT_EQ(round.kind, CurationKind::kSplit);
+  EXPECT_EQ(round.position, 2);
+  EXPECT_EQ(round.pattern, t);
+  EXPECT_EQ(take(undo(1)), 0);
+  EXPECT_EQ(fold(log).split_of(c), nullptr);
+  EXPECT_EQ(take(split(6, t)), 0) << "split again after the undo, by another word";
+}
+
 TEST(Curation, AMuteEndsAtItsTimeAndForGoodHasNone) {
   CurationAction until;
   until.kind = CurationKind::kMute;
