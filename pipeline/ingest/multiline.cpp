@@ -253,10 +253,12 @@ EventAssembler::Join EventAssembler::decide(Form f, std::string_view text, const
       case MultilineRules::Verdict::kNone: break;
     }
   }
-  const bool in_trace = o.trace || o.announces();
+  // Whether the head announces a trace: a scan of its text when it has no
+  // level, so only for the forms that ask.
+  const auto in_trace = [&o] { return o.trace || o.announces(); };
   switch (f) {
     case Form::kBlank:
-      return in_trace ? Join::kHold : Join::kStart;
+      return in_trace() ? Join::kHold : Join::kStart;
     case Form::kAtFrame:
     case Form::kNodeFrame:
     case Form::kPyFile:
@@ -285,7 +287,7 @@ EventAssembler::Join EventAssembler::decide(Form f, std::string_view text, const
       // both parts get the same id).
       return o.go && (trace::indent(text) > 0 || !o.go_dump) ? Join::kContinue : Join::kStart;
     case Form::kPyGroup:
-      return o.accepts && in_trace ? Join::kContinue : Join::kStart;
+      return o.accepts && in_trace() ? Join::kContinue : Join::kStart;
     case Form::kPyTraceback:
       if (o.py_chain) return Join::kContinue;
       return !o.trace && o.error_level() ? Join::kContinue : Join::kStart;
@@ -315,11 +317,11 @@ EventAssembler::Join EventAssembler::decide(Form f, std::string_view text, const
       return o.count == 1 && o.names && o.colon && !o.trace && o.accepts ? Join::kContinue : Join::kStart;
     case Form::kCaret:
     case Form::kDidYouMean:
-      return in_trace ? Join::kContinue : Join::kStart;
+      return in_trace() ? Join::kContinue : Join::kStart;
     case Form::kIndented:
       if (o.braces > 0 || o.last == Form::kPyFile) return Join::kContinue;
       if (o.node_uncaught && o.count == 1) return Join::kContinue;
-      return in_trace ? Join::kHold : Join::kStart;  // a code line: its caret confirms it
+      return in_trace() ? Join::kHold : Join::kStart;  // a code line: its caret confirms it
     case Form::kCloseBrace:
       return o.braces > 0 ? Join::kContinue : Join::kStart;
     case Form::kNodeVersion:

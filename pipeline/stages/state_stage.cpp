@@ -218,7 +218,10 @@ Status StateStage::commit_to_catalog(std::vector<Batch*>& group, std::vector<uin
       ClusterUpdate& u = updates[it->second];
       u.count += 1;
       u.last_ms = std::max(u.last_ms, r.received_ms);
-      if (static_cast<int>(u.examples.size()) < max_examples_) u.examples.emplace_back(std::string(r.text), r.labels);
+      // The catalog keeps a cluster's first lines only: once this stage has
+      // stored that many of it, no copy is made (most lines, on a busy stream).
+      if (static_cast<int>(u.examples.size()) < max_examples_ && !examples_full_.count(r.cluster_id))
+        u.examples.emplace_back(std::string(r.text), r.labels);
     }
   }
   std::vector<bool> fresh;
@@ -239,6 +242,19 @@ Status StateStage::commit_to_catalog(std::vector<Batch*>& group, std::vector<uin
     return st;
   }
   metrics().time(StageTimer::kCommit, mono_ns() - t0);
+  // Lines stored per cluster, until its examples are full. Bounded:
+  // forgetting only costs copies again.
+  if (stored_lines_.size() > 1000000) stored_lines_.clear();
+  for (const auto& u : updates) {
+    if (examples_full_.count(u.cluster_id)) continue;
+    uint64_t& n = stored_lines_[u.cluster_id];
+    n += u.count;
+    if (n >= static_cast<uint64_t>(std::max(max_examples_, 0))) {
+      stored_lines_.erase(u.cluster_id);
+      if (examples_full_.size() > 1000000) examples_full_.clear();
+      examples_full_.insert(u.cluster_id);
+    }
+  }
   uint64_t new_clusters = 0;
   for (auto& [rec, idx] : firsts) {
     rec->is_new = fresh[idx];

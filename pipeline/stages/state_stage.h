@@ -15,6 +15,7 @@
 #include <functional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 #include <mutex>
 #include <optional>
@@ -105,6 +106,9 @@ class StateStage final : public BatchingStage {
   ClusterStore* catalog_;
   const WriteGate* gate_;
   int max_examples_;
+  // Clusters this stage stored at least max_examples_ lines of (state thread).
+  std::unordered_set<uint64_t> examples_full_;
+  std::unordered_map<uint64_t, uint64_t> stored_lines_;  // the others: lines stored so far
   std::mutex mu_;
   Aggregator agg_;
   AlertSink sink_;

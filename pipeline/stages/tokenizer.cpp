@@ -72,17 +72,21 @@ void Premasker::find(std::string_view line, std::vector<MaskSpan>* spans) const 
     if (impl_->set->Match(line, &candidates))
       for (int c : candidates) re2_candidate[static_cast<size_t>(impl_->set_index[static_cast<size_t>(c)])] = 1;
   }
-  // covered[i] = bytes of line[0, i) inside spans of earlier patterns: an
-  // overlap test is O(1), so the pre-mask stays linear in the line however
+  // Overlap with spans of earlier patterns: a line has a few spans, tested
+  // one by one; past kFewSpans, covered[i] = bytes of line[0, i) inside them
+  // makes the test O(1), so the pre-mask stays linear in the line however
   // many spans it finds (a 64 KB line of "1 1 1 ..." has 32k).
+  constexpr size_t kFewSpans = 16;
   thread_local std::vector<uint32_t> covered;
   bool have_covered = false;
+  size_t earlier = 0;  // spans of earlier patterns: (*spans)[0, earlier)
   const re2::StringPiece text(line.data(), line.size());
   for (size_t p = 0; p < patterns_.size(); ++p) {
     const premask::Finder* f = impl_->finders[p];
     if (!f && !re2_candidate[p]) continue;
     const PremaskPattern& pat = patterns_[p];
-    if (!spans->empty() && !have_covered) {
+    earlier = spans->size();
+    if (earlier > kFewSpans && !have_covered) {
       covered.assign(line.size() + 1, 0);
       for (const auto& s : *spans)
         for (uint32_t i = s.begin; i < s.end; ++i) covered[i + 1] = 1;
@@ -113,7 +117,11 @@ void Premasker::find(std::string_view line, std::vector<MaskSpan>* spans) const 
       if (ok && pat.require_digit)
         ok = std::any_of(line.begin() + static_cast<std::ptrdiff_t>(b), line.begin() + static_cast<std::ptrdiff_t>(e),
                          [](char c) { return c >= '0' && c <= '9'; });
-      if (ok && have_covered) ok = covered[e] == covered[b];
+      if (ok && have_covered) {
+        ok = covered[e] == covered[b];
+      } else if (ok) {
+        for (size_t k = 0; k < earlier && ok; ++k) ok = (*spans)[k].end <= b || e <= (*spans)[k].begin;
+      }
       if (ok) {
         spans->push_back({static_cast<uint32_t>(b), static_cast<uint32_t>(e), static_cast<int>(p)});
         pos = e;
