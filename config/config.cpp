@@ -201,7 +201,7 @@ const std::vector<KeyDesc>& key_table() {
       LS_INT(delivery_first_retry_ms), LS_INT(delivery_max_backoff_ms), LS_INT(delivery_max_attempts),
       LS_INT(delivery_max_age_ms), LS_INT(delivery_concurrency), LS_INT(max_subscriptions),
       LS_INT(max_rules_per_subscription), LS_INT(outbox_retention_ms), LS_STR(alert_external_url), LS_STR(webhook_allow_cidrs), LS_STR(log_level),
-      LS_STR(admin_token), LS_STR(ingest_token),
+      LS_STR(admin_token), LS_STR(ingest_token), LS_STR(read_token),
       KeyDesc{"premask", set_premask, get_premask},
   };
   return table;

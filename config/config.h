@@ -186,8 +186,12 @@ struct Config {
   // the HTTP ingest routes (the admin token is accepted there too).
   std::string admin_token;
   std::string ingest_token;
+  // read_token: may read clusters, details, series, suggestions and the
+  // curation log (GET), and change nothing. Any token may be "name:token";
+  // the name is what logs and the curation log show.
+  std::string read_token;
   // Secret keys: to_json() prints whether they are set, never their value.
-  static bool is_secret_key(const std::string& key) { return key == "admin_token" || key == "ingest_token"; }
+  static bool is_secret_key(const std::string& key) { return key == "admin_token" || key == "ingest_token" || key == "read_token"; }
 
   std::vector<PremaskPattern> premask;
 

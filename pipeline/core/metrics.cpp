@@ -35,6 +35,7 @@ std::string_view reject_reason_name(Reject r) {
     case Reject::kStoreUnavailable: return "store_unavailable";
     case Reject::kUnauthorized: return "unauthorized";
     case Reject::kJsonTooDeep: return "json_too_deep";
+    case Reject::kForbidden: return "forbidden";
     case Reject::kCount: break;
   }
   return "unknown";

@@ -95,6 +95,7 @@ enum class Reject : int {
   kStoreUnavailable,
   kUnauthorized,
   kJsonTooDeep,
+  kForbidden,
   kCount
 };
 std::string_view reject_reason_name(Reject r);

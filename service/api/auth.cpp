@@ -1,5 +1,7 @@
 #include "service/api/auth.h"
 
+#include <cctype>
+
 #include <boost/asio/ip/address.hpp>
 #include <openssl/crypto.h>
 #include <openssl/sha.h>
@@ -13,18 +15,6 @@ std::string sha256(std::string_view s) {
   return std::string(reinterpret_cast<const char*>(d), sizeof d);
 }
 
-std::vector<std::string> digests(const std::string& list) {
-  std::vector<std::string> out;
-  for (auto t : split_list(list)) out.push_back(sha256(t));
-  return out;
-}
-
-bool matches(const std::vector<std::string>& allowed, const std::string& digest) {
-  bool ok = false;
-  for (const auto& a : allowed) ok |= CRYPTO_memcmp(a.data(), digest.data(), a.size()) == 0;  // no early exit
-  return ok;
-}
-
 bool loopback(const std::string& host) {
   boost::system::error_code ec;
   auto a = boost::asio::ip::make_address(host, ec);
@@ -35,7 +25,7 @@ bool loopback(const std::string& host) {
 
 }  // namespace
 
-Access route_access(std::string_view path) {
+Access route_access(std::string_view path, std::string_view method) {
   if (path == "/healthz" || path == "/readyz" || path == "/metrics" || path == "/info" || path == "/openapi.json" ||
       path == "/" || path == "/index.html" || path.starts_with("/ui/"))
     return Access::kPublic;
@@ -43,21 +33,69 @@ Access route_access(std::string_view path) {
       path.ends_with("/_bulk") || path == "/_cat/health" || path == "/_cluster/health" || path == "/_license" ||
       path == "/_xpack")
     return Access::kIngest;
+  // What a reader sees: clusters, their details, series and suggestions, and
+  // the curation log; never subscriptions (webhook URLs) or the outbox.
+  if ((method == "GET" || method == "HEAD") &&
+      (path == "/clusters" || path.starts_with("/clusters/") || path == "/curation"))
+    return Access::kRead;
   return Access::kAdmin;  // anything else, including unknown paths: no probing without a token
 }
 
-Authenticator::Authenticator(const Config& c) : admin_(digests(c.admin_token)), ingest_(digests(c.ingest_token)) {}
+std::pair<std::string, std::string> split_token_name(std::string_view entry) {
+  const size_t colon = entry.find(':');
+  if (colon == std::string_view::npos || colon == 0 || colon > 64 || colon + 1 == entry.size()) return {"", std::string(entry)};
+  for (size_t i = 0; i < colon; ++i) {
+    const char c = entry[i];
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-')) return {"", std::string(entry)};
+  }
+  return {std::string(entry.substr(0, colon)), std::string(entry.substr(colon + 1))};
+}
 
-std::optional<std::string> Authenticator::check(Access access, std::string_view authorization) const {
-  if (access == Access::kPublic) return std::nullopt;
-  const auto& primary = access == Access::kAdmin ? admin_ : ingest_;
-  if (primary.empty()) return std::nullopt;  // not configured: open (admin: loopback only)
+Authenticator::Authenticator(const Config& c) {
+  auto add = [this](const std::string& list, Scope scope, const char* kind) {
+    int n = 0;
+    for (auto entry : split_list(list)) {
+      auto [name, token] = split_token_name(entry);
+      ++n;
+      tokens_.push_back({sha256(token), name.empty() ? std::string(kind) + "-" + std::to_string(n) : name, scope});
+    }
+    return n > 0;
+  };
+  admin_ = add(c.admin_token, Scope::kAdmin, "admin");
+  ingest_ = add(c.ingest_token, Scope::kIngest, "ingest");
+  read_ = add(c.read_token, Scope::kRead, "read");
+}
+
+const Authenticator::Token* Authenticator::find(std::string_view authorization) const {
   constexpr std::string_view kBearer = "Bearer ";
-  if (authorization.size() <= kBearer.size() || authorization.substr(0, kBearer.size()) != kBearer)
-    return std::string("missing bearer token: send 'Authorization: Bearer <token>'");
+  if (authorization.size() <= kBearer.size() || authorization.substr(0, kBearer.size()) != kBearer) return nullptr;
   const std::string digest = sha256(authorization.substr(kBearer.size()));
-  if (matches(primary, digest) || (access == Access::kIngest && matches(admin_, digest))) return std::nullopt;
-  return std::string("invalid token");
+  const Token* found = nullptr;
+  for (const auto& t : tokens_)  // every one compared: no early exit
+    if (CRYPTO_memcmp(t.digest.data(), digest.data(), digest.size()) == 0 && !found) found = &t;
+  return found;
+}
+
+std::string Authenticator::name_of(std::string_view authorization) const {
+  const Token* t = find(authorization);
+  return t ? t->name : "";
+}
+
+AuthResult Authenticator::check(Access access, std::string_view authorization) const {
+  if (access == Access::kPublic) return {};
+  // Not configured: open (without an admin token the service is loopback only).
+  const bool guarded = access == Access::kIngest ? ingest_ : admin_;
+  const Token* t = find(authorization);
+  if (!guarded) return {true, 0, "", t ? t->name : ""};
+  if (!authorization.starts_with("Bearer ") || authorization.size() <= 7)
+    return {false, 401, "missing bearer token: send 'Authorization: Bearer <token>'", ""};
+  if (!t) return {false, 401, "invalid token", ""};
+  const bool allowed = t->scope == Scope::kAdmin || (access == Access::kIngest && t->scope == Scope::kIngest) ||
+                       (access == Access::kRead && t->scope == Scope::kRead);
+  if (!allowed && t->scope == Scope::kRead)
+    return {false, 403, "token '" + t->name + "' may read only: this route needs the admin token", t->name};
+  if (!allowed) return {false, 403, "token '" + t->name + "' may send lines only: this route needs the admin token", t->name};
+  return {true, 0, "", t->name};
 }
 
 std::optional<std::string> check_exposure(const Config& c) {

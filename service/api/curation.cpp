@@ -10,6 +10,8 @@
 #include <map>
 #include <unordered_map>
 
+#include <spdlog/spdlog.h>
+
 #include "lsh/lsh.h"
 #include "pipeline/core/metrics.h"
 #include "pipeline/core/time.h"
@@ -27,20 +29,24 @@ HttpResponse refused(const HttpRequest& req, const CurationRefusal& r) {
   return error_response(req.version(), req.keep_alive(), status, why, r.reason);
 }
 
-// Who took an action: the kind of token that let the request in (tokens
-// have no names of their own yet).
-std::string taken_by(const AppContext& ctx) {
-  return ctx.auth && ctx.auth->admin_configured() ? "admin token" : "local (no admin token configured)";
+// Who took an action: the name of the token that let the request in
+// (admin_token's "name:token", or "admin-N"), never the token.
+std::string taken_by(const AppContext& ctx, const HttpRequest& req) {
+  if (!ctx.auth || !ctx.auth->admin_configured()) return "local (no admin token configured)";
+  const auto h = req[http::field::authorization];
+  const std::string name = ctx.auth->name_of(std::string_view(h.data(), h.size()));
+  return name.empty() ? "admin token" : name;
 }
 
 HttpResponse take(AppContext& ctx, const HttpRequest& req, CurationAction a, json extra = json::object()) {
   a.at_ms = now_ms();
-  a.by = taken_by(ctx);
+  a.by = taken_by(ctx, req);
   Catalog* catalog = ctx.catalog;
   auto known = [catalog](uint64_t id) { return catalog->get(id).has_value(); };
   if (auto r = take_action(*catalog, *ctx.curation, a, known, static_cast<size_t>(ctx.config.curation_max_metric_series)))
     return refused(req, *r);
   metrics().curation_actions.inc();
+  spdlog::info("curation: action {} ({}) on cluster {} by {}", a.seq, kind_name(a.kind), lsh::format_id(a.cluster_id), a.by);
   json out = export_action(a, false);
   out.update(extra);
   return json_response(req, http::status::created, out);

@@ -101,9 +101,14 @@ void handle_http_request(AppContext& ctx, AnyExecutor ex, HttpRequest&& req, Res
   Target t = parse_target(std::string_view(req.target().data(), req.target().size()));
   const auto method = req.method();
   const auto authorization = req[http::field::authorization];
-  if (auto why = ctx.auth->check(route_access(t.path), std::string_view(authorization.data(), authorization.size()))) {
-    auto res = error_response(req.version(), req.keep_alive(), http::status::unauthorized, Reject::kUnauthorized, *why);
-    res.set(http::field::www_authenticate, "Bearer realm=\"logsift\"");
+  const std::string_view verb(req.method_string().data(), req.method_string().size());
+  if (auto auth = ctx.auth->check(route_access(t.path, verb), std::string_view(authorization.data(), authorization.size()));
+      !auth.ok) {
+    const bool forbidden = auth.status == 403;
+    auto res = error_response(req.version(), req.keep_alive(),
+                              forbidden ? http::status::forbidden : http::status::unauthorized,
+                              forbidden ? Reject::kForbidden : Reject::kUnauthorized, auth.reason);
+    if (!forbidden) res.set(http::field::www_authenticate, "Bearer realm=\"logsift\"");
     respond(std::move(res));
     return;
   }

@@ -1,5 +1,6 @@
-// Authentication against a real server: admin and ingest tokens, rotation,
-// public routes, 401 replies with a JSON reason, the loopback-only rule.
+// Authentication against a real server: admin, ingest and read tokens,
+// rotation, names, public routes, 401 (no or an unknown token) and 403 (a
+// token without the scope) replies with a JSON reason, the loopback-only rule.
 #include <string>
 
 #include "harness.h"
@@ -10,6 +11,7 @@ namespace {
 const std::string kAdminA = "admin-token-a-1f2e3d";
 const std::string kAdminB = "admin-token-b-9c8b7a";  // a second one: rotation
 const std::string kIngest = "ingest-token-5a6b7c";
+const std::string kRead = "read-token-77aa88";  // named "oncall" below
 
 KeyValues bearer(const std::string& t) { return {{"Authorization", "Bearer " + t}}; }
 
@@ -17,7 +19,8 @@ class Auth : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     ServerOptions opts;
-    opts.args = {"--admin-token", kAdminA + "," + kAdminB, "--ingest-token", kIngest};
+    opts.args = {"--admin-token", "alice:" + kAdminA + "," + kAdminB, "--ingest-token", kIngest, "--read-token",
+                 "oncall:" + kRead};
     server_ = new ServerProcess(opts);
     auto r = server_->start_ready();
     ok_ = static_cast<bool>(r);
@@ -57,7 +60,7 @@ TEST_F(Auth, AdminRoutesNeedTheAdminToken) {
     auto wrong = call(method, target, body, bearer("not-the-token"));
     EXPECT_TRUE(is_json_error(wrong, 401)) << method << " " << target << ": " << wrong.describe();
     auto ingest = call(method, target, body, bearer(kIngest));  // the ingest token is not an admin token
-    EXPECT_TRUE(is_json_error(ingest, 401)) << method << " " << target << ": " << ingest.describe();
+    EXPECT_TRUE(is_json_error(ingest, 403)) << method << " " << target << ": " << ingest.describe();
   }
   // Both admin tokens work (rotation); the secret is never echoed back.
   auto created = call("POST", "/subscriptions", R"({"url": "http://127.0.0.1:9/hook", "rules": ["new_cluster"],
@@ -68,6 +71,51 @@ TEST_F(Auth, AdminRoutesNeedTheAdminToken) {
   ASSERT_EQ(listed.status, 200) << listed.describe();
   EXPECT_EQ(listed.body.find("whsec_"), std::string::npos) << listed.body;
   EXPECT_EQ(call("GET", "/clusters", "", bearer(kAdminB)).status, 200);
+}
+
+// The read token lists clusters, details, series, suggestions and the
+// curation log, and changes nothing: every write, the subscriptions (webhook
+// URLs) and the outbox answer 403 naming the token (never the token itself).
+TEST_F(Auth, AReadTokenReadsAndChangesNothing) {
+  for (const char* target : {"/clusters", "/clusters/0123456789abcdef", "/clusters/suggestions", "/curation",
+                             "/clusters/0123456789abcdef/series"}) {
+    auto r = call("GET", target, "", bearer(kRead));
+    EXPECT_TRUE(r.status == 200 || r.status == 404) << target << ": " << r.describe();
+  }
+  EXPECT_EQ(call("GET", "/clusters", "", bearer(kRead)).status, 200);
+  for (const auto& [method, target, body] : std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"POST", "/clusters/0123456789abcdef/merge", R"({"into": "0123456789abcdee"})"},
+           {"POST", "/clusters/0123456789abcdef/name", R"({"name": "x"})"},
+           {"POST", "/curation/1/undo", ""},
+           {"GET", "/subscriptions", ""},
+           {"POST", "/subscriptions", R"({"url": "http://127.0.0.1:9/hook"})"},
+           {"GET", "/alerts", ""},
+           {"POST", "/inferences", R"({"text": "a line"})"}}) {
+    auto r = call(method, target, body, bearer(kRead));
+    EXPECT_TRUE(is_json_error(r, 403)) << method << " " << target << ": " << r.describe();
+    EXPECT_NE(r.body.find("oncall"), std::string::npos) << r.body;
+    EXPECT_EQ(r.body.find(kRead), std::string::npos) << "the token itself must never be echoed";
+  }
+  const std::string m = call("GET", "/metrics").body;
+  const size_t at = m.find("logsift_rejected_total{reason=\"forbidden\"} ");
+  ASSERT_NE(at, std::string::npos) << "403s are counted under their own reason";
+  EXPECT_GT(std::stod(m.substr(m.find(' ', at) + 1)), 0);
+}
+
+// A curation action records the name of the admin token that took it.
+TEST_F(Auth, ACurationActionRecordsTheTokensName) {
+  const auto line = call("POST", "/inferences", R"({"text": "Worker 7 restarted after 3 failures"})", bearer(kIngest));
+  ASSERT_EQ(line.status, 200) << line.describe();
+  const std::string id = line.json_body().value("cluster_id", "");
+  auto named = call("POST", "/clusters/" + id + "/name", R"({"name": "worker restarts"})", bearer(kAdminA));
+  ASSERT_EQ(named.status, 201) << named.describe();
+  EXPECT_EQ(named.json_body().value("by", ""), "alice");
+  auto again = call("POST", "/clusters/" + id + "/name", R"({"name": "worker restarts 2"})", bearer(kAdminB));
+  ASSERT_EQ(again.status, 201) << again.describe();
+  EXPECT_EQ(again.json_body().value("by", ""), "admin-2") << "an unnamed token: its setting and position";
+  const std::string log = call("GET", "/curation", "", bearer(kRead)).body;
+  EXPECT_NE(log.find("\"by\":\"alice\""), std::string::npos) << log;
+  EXPECT_EQ(log.find(kAdminA), std::string::npos);
 }
 
 TEST_F(Auth, IngestRoutesNeedTheIngestOrAdminToken) {
