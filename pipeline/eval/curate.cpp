@@ -94,11 +94,16 @@ CurationScore simulate_curation(const std::vector<std::string>& truth, const std
     const std::string event = majority(rows[sug.members.front()].cluster_id);
     const bool one = std::all_of(sug.members.begin(), sug.members.end(),
                                  [&](size_t k) { return majority(rows[k].cluster_id) == event; });
+    std::vector<uint64_t> members;
+    for (size_t k : sug.members) members.push_back(rows[k].cluster_id);
     if (!one) {
       ++s.rejected;
+      s.steps.push_back({"reject", 0, 0, -1, std::move(members)});
       continue;
     }
     ++s.accepted;
+    s.steps.push_back({"accept", 0, rows[sug.members[0]].cluster_id, -1,
+                       std::vector<uint64_t>(members.begin() + 1, members.end())});
     for (size_t k = 1; k < sug.members.size(); ++k) m.merge(rows[sug.members[k]].cluster_id, rows[sug.members[0]].cluster_id);
   }
   // Actions by hand: the pieces of split events, most lines first. Where
@@ -164,9 +169,13 @@ CurationScore simulate_curation(const std::vector<std::string>& truth, const std
       m.rules.push_back(std::move(rule));
       ++s.manual;
       ++s.values;
+      s.steps.push_back({"value", c.to, 0, c.position, {}});
       continue;
     }
     if (m.resolve(c.from) == m.resolve(c.to)) continue;
+    // As the API takes it: the cluster the piece's lines go to now, into
+    // the one the largest piece's lines go to.
+    s.steps.push_back({"merge", m.resolve(c.from), m.resolve(c.to), -1, {}});
     m.merge(c.from, c.to);
     ++s.manual;
   }

@@ -16,12 +16,24 @@
 
 namespace logsift::eval {
 
+// One action the person took, as the API takes it: "accept" (a suggestion:
+// `into` and its other `members`), "reject" (one: its clusters), "value"
+// (`cluster`, `position`), "merge" (`cluster` into `into`). Replayed through
+// a running server by bench/curate_replay.py.
+struct CurationStep {
+  std::string kind;
+  uint64_t cluster = 0, into = 0;
+  int64_t position = -1;
+  std::vector<uint64_t> members;
+};
+
 struct CurationScore {
   size_t lines_seen = 0, lines_other = 0;
   double ga_before_seen = 0, ga_after_seen = 0;
   double ga_before_other = 0, ga_after_other = 0;
   size_t suggested = 0, accepted = 0, rejected = 0, manual = 0;
   size_t values = 0;  // of the manual actions, "this word is a value"
+  std::vector<CurationStep> steps;  // in the order taken
 };
 
 // truth[i], ids[i], templates[i]: line i's true event, cluster id and template.

@@ -651,6 +651,32 @@ nlohmann::json to_json(const EvalReport& r) {
             }
             sets[d.name]["multiline"] = std::move(j);
         }
+        if (d.curation) {
+            const CurationScore& c = *d.curation;
+            auto hex = [](uint64_t id) {
+                char b[17];
+                std::snprintf(b, sizeof b, "%016llx", static_cast<unsigned long long>(id));
+                return std::string(b);
+            };
+            nlohmann::json steps = nlohmann::json::array();
+            for (const auto& st : c.steps) {
+                nlohmann::json j = {{"kind", st.kind}};
+                if (st.cluster) j["cluster_id"] = hex(st.cluster);
+                if (st.into) j["into"] = hex(st.into);
+                if (st.position >= 0) j["position"] = st.position;
+                if (!st.members.empty()) {
+                    j["members"] = nlohmann::json::array();
+                    for (uint64_t m : st.members) j["members"].push_back(hex(m));
+                }
+                steps.push_back(std::move(j));
+            }
+            sets[d.name]["curation"] = {{"lines_seen", c.lines_seen},         {"lines_other", c.lines_other},
+                                        {"ga_before_seen", c.ga_before_seen}, {"ga_after_seen", c.ga_after_seen},
+                                        {"ga_before_other", c.ga_before_other}, {"ga_after_other", c.ga_after_other},
+                                        {"suggested", c.suggested},           {"accepted", c.accepted},
+                                        {"rejected", c.rejected},             {"manual", c.manual},
+                                        {"values", c.values},                 {"steps", std::move(steps)}};
+        }
     }
     return {{"datasets", std::move(sets)},
             {"avg_ga", r.avg_ga},

@@ -448,3 +448,44 @@ TEST(EvalRealData, LoghubDirRunsEndToEnd) {
 
 }  // namespace
 }  // namespace logsift::eval
+
+namespace logsift::eval {
+namespace {
+
+// The person `--curate` plays: an event split by one word's values gets a
+// value rule (one step, which bench/curate_replay.py replays through the
+// API), GA rises on both halves, and every step is one the API takes.
+TEST(CurateSimulation, ASplitEventGetsAValueRuleAndEveryStepIsListed) {
+  std::vector<std::string> truth, templates;
+  std::vector<uint64_t> ids;
+  const std::vector<std::string> users = {"alice", "bob", "carol", "dave"};
+  for (int i = 0; i < 80; ++i) {
+    if (i % 5 == 4) {
+      truth.push_back("Disk <*> full");
+      templates.push_back("Disk <*> full");
+      ids.push_back(0xd15c);
+      continue;
+    }
+    const std::string& u = users[static_cast<size_t>(i) % users.size()];
+    truth.push_back("Order <*> placed by <*>");
+    templates.push_back("Order <*> placed by " + u);
+    ids.push_back(0x1000 + static_cast<uint64_t>(i) % users.size());
+  }
+  const CurationScore s = simulate_curation(truth, ids, templates, 5);
+  EXPECT_GT(s.ga_after_seen, s.ga_before_seen);
+  EXPECT_GT(s.ga_after_other, s.ga_before_other);
+  EXPECT_DOUBLE_EQ(s.ga_after_other, 1.0) << "the rule joins the other half's pieces too";
+  EXPECT_EQ(s.steps.size(), s.accepted + s.rejected + s.manual);
+  ASSERT_FALSE(s.steps.empty());
+  for (const auto& st : s.steps) {
+    if (st.kind == "value") {
+      EXPECT_EQ(st.position, 4);
+      EXPECT_GE(st.cluster, 0x1000u);
+      EXPECT_LE(st.cluster, 0x1003u);
+    }
+    EXPECT_TRUE(st.kind == "value" || st.kind == "merge" || st.kind == "accept" || st.kind == "reject") << st.kind;
+  }
+}
+
+}  // namespace
+}  // namespace logsift::eval
