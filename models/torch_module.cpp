@@ -28,7 +28,7 @@ std::string check_weights(std::string_view torchscript, const WeightsFile& weigh
     if (it == weights.tensors.end()) return "the weights file has no tensor " + name;
     const WeightsTensor& w = it->second;
     if (w.shape != t.shape || w.f32.size() != t.f32.size() || w.u8 != t.u8 ||
-        std::memcmp(w.f32.data(), t.f32.data(), t.f32.size() * sizeof(float)) != 0)
+        (!t.f32.empty() && std::memcmp(w.f32.data(), t.f32.data(), t.f32.size() * sizeof(float)) != 0))
       return "tensor " + name + " differs";
   }
   for (const auto& [key, value] : m.attributes.items())

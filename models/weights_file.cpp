@@ -106,7 +106,7 @@ WeightsFile parse_weights(std::string_view bytes, const std::string& origin) {
       if (raw.size() != static_cast<size_t>(t.numel()) * elem) throw fail(what + ": size does not match its shape");
       if (elem == 4) {
         t.f32.resize(static_cast<size_t>(t.numel()));
-        std::memcpy(t.f32.data(), raw.data(), raw.size());  // little-endian, as written
+        if (!raw.empty()) std::memcpy(t.f32.data(), raw.data(), raw.size());  // little-endian, as written
       } else {
         t.u8.assign(raw.begin(), raw.end());
       }

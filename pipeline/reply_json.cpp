@@ -69,7 +69,7 @@ void append_result_body(const Record& r, bool with_new, std::string* out) {
   out->append("{\"cluster_id\":\"");
   lsh::append_id(r.cluster_id, out);
   out->push_back('"');
-  if (with_new) out->append(r.is_new ? ",\"new\":true" : ",\"new\":false");
+  if (with_new) out->append(r.new_unknown ? ",\"new\":null" : r.is_new ? ",\"new\":true" : ",\"new\":false");
   out->append(",\"template\":");
   append_json_string(r.template_text, out);
   out->append(",\"template_id\":\"");
@@ -124,7 +124,7 @@ nlohmann::json record_result_json(const Record& r, bool with_new) {
   nlohmann::json j = {{"cluster_id", lsh::format_id(r.cluster_id)},
                       {"template_id", lsh::format_id(r.template_id)},
                       {"template", std::string(r.template_text)}};
-  if (with_new) j["new"] = r.is_new;
+  if (with_new) j["new"] = r.new_unknown ? nlohmann::json(nullptr) : nlohmann::json(r.is_new);
   if (auto params = template_params(r.template_text, r.text)) {
     j["params"] = nlohmann::json::array();
     for (auto v : *params) j["params"].push_back(std::string(v));

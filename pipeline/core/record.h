@@ -80,6 +80,7 @@ struct Record {
   uint64_t template_id = 0;
   uint64_t cluster_id = 0;
   bool is_new = false;             // first line of its cluster in the catalog
+  bool new_unknown = false;        // the store could not say (its write waits in a buffer): "new": null
 
   // Work state between the stages (pipeline/stages/analyzer.h).
   uint32_t tok_begin = 0, tok_end = 0;  // this record's tokens in Batch::tokens

@@ -256,8 +256,10 @@ Status StateStage::commit_to_catalog(std::vector<Batch*>& group, std::vector<uin
     }
   }
   uint64_t new_clusters = 0;
+  const bool unchecked = catalog_->last_apply_unchecked();
   for (auto& [rec, idx] : firsts) {
     rec->is_new = fresh[idx];
+    rec->new_unknown = unchecked;
     new_clusters += fresh[idx];
     if (fresh[idx]) created->push_back(rec->cluster_id);
   }

@@ -111,6 +111,10 @@ class ClusterStore {
   // group is written, and the lines are refused (HTTP 503; an error line on
   // a socket). Throws only on the unexpected.
   virtual Status apply(const std::vector<ClusterUpdate>& updates, std::vector<bool>* created) = 0;
+  // Whether the last apply() accepted the lines without reaching the store
+  // (Redis away: its writes wait in a buffer), so `created` is not known:
+  // the replies say "new": null rather than a guess.
+  virtual bool last_apply_unchecked() const { return false; }
 
   // Thread-safe reads.
   virtual ClusterPage list(const ClusterQuery& query) = 0;

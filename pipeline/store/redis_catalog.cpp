@@ -213,6 +213,7 @@ Status RedisCatalog::send(const std::vector<ClusterUpdate>& updates, std::vector
 
 Status RedisCatalog::apply(const std::vector<ClusterUpdate>& updates, std::vector<bool>* created) {
   created->assign(updates.size(), false);
+  unchecked_ = false;
   if (max_buffer_bytes_ == 0) {  // no buffer: a failure fails the lines at once
     try {
       return send(updates, created);
@@ -236,10 +237,13 @@ Status RedisCatalog::apply(const std::vector<ClusterUpdate>& updates, std::vecto
       spdlog::error("catalog: Redis unreachable; buffering writes (at most {} bytes) and retrying",
                     max_buffer_bytes_);
       created->assign(updates.size(), false);
+      unchecked_ = true;
       return {};  // the lines are accepted; their catalog write lands later
     }
   }
-  return buffer(updates);  // kUnavailable when full
+  Status st = buffer(updates);  // kUnavailable when full
+  unchecked_ = st.ok();
+  return st;
 }
 
 size_t RedisCatalog::update_bytes(const ClusterUpdate& u) {

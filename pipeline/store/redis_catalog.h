@@ -61,6 +61,7 @@ class RedisCatalog final : public Catalog {
 
   // ClusterStore
   Status apply(const std::vector<ClusterUpdate>& updates, std::vector<bool>* created) override;
+  bool last_apply_unchecked() const override { return unchecked_; }
   ClusterPage list(const ClusterQuery& query) override;
   std::vector<ClusterRow> rows(const std::vector<uint64_t>& ids) override;
   std::optional<ClusterDetail> get(uint64_t cluster_id) override;
@@ -125,6 +126,7 @@ class RedisCatalog final : public Catalog {
   // Writer thread only: the buffer of writes that wait for Redis.
   std::string marker_;  // P applied:<random>: the seq of this process's last group that ran
   uint64_t seq_ = 0, sent_seq_ = 0, uncertain_seq_ = 0;
+  bool unchecked_ = false;  // the last apply() buffered its writes
   std::optional<std::vector<ClusterUpdate>> uncertain_;  // a group whose round trip broke
   std::vector<ClusterUpdate> buffer_;                     // merged per cluster
   std::unordered_map<uint64_t, size_t> buffer_index_;

@@ -293,6 +293,15 @@ std::vector<std::pair<std::string, int64_t>> SqliteAlertStore::count_by_status()
   return out;
 }
 
+std::vector<AlertStore::Backlog> SqliteAlertStore::pending_backlog() {
+  std::lock_guard lock(mu_);
+  Q q(*db_,
+      "SELECT subscription_id, count(*), min(created_ms) FROM outbox WHERE status = 'pending' GROUP BY subscription_id");
+  std::vector<Backlog> out;
+  while (q.step()) out.push_back({q.col_text(0), q.col_int(1), q.col_int(2)});
+  return out;
+}
+
 int64_t SqliteAlertStore::count(const std::string& status) {
   std::lock_guard lock(mu_);
   Q q(*db_, "SELECT count(*) FROM outbox WHERE (?1 = '' OR status = ?1)");

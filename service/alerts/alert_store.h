@@ -104,6 +104,14 @@ class AlertStore {
   virtual int64_t count(const std::string& status) = 0;
   // (status, alerts) for each status present: the outbox depth for /metrics.
   virtual std::vector<std::pair<std::string, int64_t>> count_by_status() = 0;
+  // The delivery backlog per subscription: pending alerts and when the
+  // oldest was created, for /metrics (what waits, and for how long).
+  struct Backlog {
+    std::string subscription_id;
+    int64_t pending = 0;
+    int64_t oldest_created_ms = 0;
+  };
+  virtual std::vector<Backlog> pending_backlog() = 0;
   // Deletes delivered and failed rows last updated before `before_ms`;
   // returns how many. Pending rows are never pruned.
   virtual int64_t prune(int64_t before_ms) = 0;
@@ -150,6 +158,7 @@ class SqliteAlertStore final : public AlertStore {
   std::vector<OutboxRow> list(const std::string& status, int64_t limit, int64_t offset) override;
   int64_t count(const std::string& status) override;
   std::vector<std::pair<std::string, int64_t>> count_by_status() override;
+  std::vector<Backlog> pending_backlog() override;
   int64_t prune(int64_t before_ms) override;
 
  private:

@@ -1,5 +1,9 @@
 #include "service/alerts/redis_alert_store.h"
 
+#include <random>
+
+#include "lsh/lsh.h"
+
 #include <algorithm>
 #include <stdexcept>
 
@@ -141,8 +145,9 @@ RedisAlertStore::RedisAlertStore(const redis::Url& url, const redis::Options& op
       consumer_(consumer.empty() ? redis::process_name() : std::move(consumer)),
       conn_(url, options) {
   create_group();
-  // The first replica on an empty prefix sets the marker; the others find it.
-  check(conn_.command({"SET", key("deployment"), redis::process_name(), "NX"}), "SET deployment");
+  // The first replica on an empty prefix sets the marker; the others find it
+  // and remember its epoch.
+  adopt_epoch_locked();
   spdlog::info("alerts: redis {} (key prefix \"{}\"), delivery consumer {}", url.redacted(), prefix_, consumer_);
 }
 
@@ -244,18 +249,35 @@ void RedisAlertStore::enqueue(const std::vector<OutboxRow>& rows) {
   for (auto& x : call(cmds)) check(x, "enqueue");
 }
 
+void RedisAlertStore::adopt_epoch_locked() {
+  // A fresh epoch, set only where none is: every replica adopts the one
+  // that won.
+  std::random_device rd;
+  const std::string mine = lsh::format_id((static_cast<uint64_t>(rd()) << 32) | rd()) + ":" + redis::process_name();
+  auto r = call({{"SET", key("deployment"), mine, "NX"}, {"GET", key("deployment")}});
+  check(r[0], "SET deployment");
+  check(r[1], "GET deployment");
+  epoch_ = r[1].is_nil() ? mine : r[1].str;
+}
+
 void RedisAlertStore::check_marker_locked(int64_t now_ms, bool force) {
   if (!force && now_ms < next_marker_check_ms_) return;
   next_marker_check_ms_ = now_ms + 1000;
-  if (call1({"EXISTS", key("deployment")}).integer == 1) return;
+  // Gone: this replica is the first to see the loss. Another epoch: another
+  // replica saw it first and re-seeded what it held; this one has lost the
+  // same data, and holds subscriptions and alerts of its own to re-seed.
+  const Reply marker = call1({"GET", key("deployment")});
+  if (!marker.is_nil() && marker.str == epoch_) return;
+  const bool first = marker.is_nil();
   {
     std::lock_guard f(fault_mu_);
     if (fault_.empty()) {
       metrics().redis_data_lost.inc();
-      spdlog::error("alerts: the marker {} is gone: Redis lost its data (restarted without persistence, flushed, or "
+      spdlog::error("alerts: the marker {} is {}: Redis lost its data (restarted without persistence, flushed, or "
                     "failed over to an empty replica). The catalog's clusters and counts, the subscriptions and the "
                     "pending alerts stored there are gone; re-seeding {} subscriptions and {} alerts held here",
-                    key("deployment"), known_subs_.size(), owned_.size());
+                    key("deployment"), first ? "gone" : "of another epoch (a replica re-seeded it)",
+                    known_subs_.size(), owned_.size());
     }
     fault_ = "redis lost its data; re-seeding subscriptions and alerts";
   }
@@ -282,7 +304,7 @@ void RedisAlertStore::reseed_locked() {
   if (!cmds.empty())
     for (auto& x : call(cmds)) check(x, "re-seed alerts");
   owned_.clear();
-  check(call({{"SET", key("deployment"), redis::process_name()}}).front(), "SET deployment");
+  adopt_epoch_locked();
 }
 
 std::string RedisAlertStore::fault() const {
@@ -489,6 +511,27 @@ std::vector<std::pair<std::string, int64_t>> RedisAlertStore::count_by_status() 
     check(r[i], "ZCARD");
     if (r[i].integer > 0) out.emplace_back(statuses[i], r[i].integer);
   }
+  return out;
+}
+
+std::vector<AlertStore::Backlog> RedisAlertStore::pending_backlog() {
+  std::lock_guard lock(mu_);
+  // ob:st:pending is scored by creation time: oldest first.
+  const Reply ids = call1({"ZRANGE", key("ob:st:pending"), "0", std::to_string(kBacklogRows - 1)});
+  std::vector<std::vector<std::string>> cmds;
+  for (const auto& e : ids.elements) cmds.push_back({"HMGET", row_key(e.str), "sub", "created"});
+  std::map<std::string, Backlog> by;
+  if (!cmds.empty())
+    for (const auto& r : call(cmds)) {
+      if (r.is_error() || r.elements.size() != 2 || r.elements[0].is_nil()) continue;
+      Backlog& b = by[r.elements[0].str];
+      b.subscription_id = r.elements[0].str;
+      const int64_t created = r.elements[1].is_nil() ? 0 : redis::to_int(r.elements[1].str);
+      b.oldest_created_ms = b.pending == 0 ? created : std::min(b.oldest_created_ms, created);
+      ++b.pending;
+    }
+  std::vector<Backlog> out;
+  for (auto& [id, b] : by) out.push_back(std::move(b));
   return out;
 }
 

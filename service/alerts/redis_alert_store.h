@@ -80,6 +80,10 @@ class RedisAlertStore final : public AlertStore {
   std::vector<OutboxRow> list(const std::string& status, int64_t limit, int64_t offset) override;
   int64_t count(const std::string& status) override;
   std::vector<std::pair<std::string, int64_t>> count_by_status() override;
+  // From the oldest kBacklogRows pending rows (a larger backlog is counted
+  // that far; its age is exact).
+  std::vector<Backlog> pending_backlog() override;
+  static constexpr int64_t kBacklogRows = 10000;
   int64_t prune(int64_t before_ms) override;
   // SET P claim:KEY <consumer> NX PX ttl_ms.
   bool claim(const std::string& key, int64_t ttl_ms) override;
@@ -113,6 +117,10 @@ class RedisAlertStore final : public AlertStore {
   // on a loss re-seeds. mu_ held; throws redis::Error while Redis is away.
   void check_marker_locked(int64_t now_ms, bool force);
   void reseed_locked();
+  // Sets the deployment marker to a fresh epoch where none is, and remembers
+  // the one in Redis: a replica that finds another epoch later knows that
+  // Redis lost its data, even when another replica re-seeded it first.
+  void adopt_epoch_locked();
   // XGROUP CREATE of the outbox's delivery group (MKSTREAM; BUSYGROUP is fine).
   void create_group();
 
@@ -127,6 +135,7 @@ class RedisAlertStore final : public AlertStore {
   // stored JSON): what a Redis that lost its data is re-seeded from.
   std::map<std::string, std::string> known_subs_;
   int64_t next_marker_check_ms_ = 0;
+  std::string epoch_;  // the deployment marker's value this replica last adopted
   mutable std::mutex fault_mu_;
   std::string fault_;  // under fault_mu_
 };

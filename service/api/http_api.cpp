@@ -1,6 +1,7 @@
 #include "service/api/http_api.h"
 
 #include <map>
+#include <set>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -72,6 +73,29 @@ std::string store_prometheus(AppContext& ctx) {
     o += "# HELP logsift_outbox_alerts Alerts in the outbox by state (delivered and failed ones until pruned).\n"
          "# TYPE logsift_outbox_alerts gauge\n";
     for (const auto& [status, n] : by) o += fmt::format("logsift_outbox_alerts{{state=\"{}\"}} {}\n", status, n);
+    // The backlog per subscription: how many wait, and the oldest's age.
+    // Every subscription has its series (0 when nothing waits), so none
+    // vanishes when a backlog drains.
+    std::vector<AlertStore::Backlog> backlog;
+    try {
+      backlog = ctx.alert_store->pending_backlog();
+      std::set<std::string> have;
+      for (const auto& b : backlog) have.insert(b.subscription_id);
+      for (const auto& s : ctx.alert_store->subscriptions())
+        if (!have.count(s.id)) backlog.push_back({s.id, 0, 0});
+    } catch (const std::exception&) {
+      return o;
+    }
+    const int64_t now = now_ms();
+    o += "# HELP logsift_alerts_pending Alerts waiting to be delivered, per subscription.\n"
+         "# TYPE logsift_alerts_pending gauge\n";
+    for (const auto& b : backlog)
+      o += fmt::format("logsift_alerts_pending{{subscription=\"{}\"}} {}\n", b.subscription_id, b.pending);
+    o += "# HELP logsift_alerts_oldest_pending_seconds Age of the oldest alert waiting, per subscription.\n"
+         "# TYPE logsift_alerts_oldest_pending_seconds gauge\n";
+    for (const auto& b : backlog)
+      o += fmt::format("logsift_alerts_oldest_pending_seconds{{subscription=\"{}\"}} {:.3f}\n", b.subscription_id,
+                       b.pending ? std::max<int64_t>(0, now - b.oldest_created_ms) / 1000.0 : 0.0);
   }
   return o;
 }

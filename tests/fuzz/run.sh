@@ -55,8 +55,8 @@ build fuzz_redis_url "$here/fuzz_redis_url.cpp" "$root/config/redis_url.cpp"
 build fuzz_counts "$here/fuzz_counts.cpp" "$root/pipeline/store/redis_windows_codec.cpp" "$root/lsh/lsh.cpp"
 build fuzz_eval "$here/fuzz_eval.cpp" "$root/pipeline/eval/eval.cpp" "$root/pipeline/eval/csv.cpp" "$root/pipeline/eval/curate.cpp" \
   "$root/pipeline/stages/suggest.cpp" "$root/pipeline/stages/bank_miner.cpp" "$root/pipeline/stages/format_bank.cpp" "$root/lsh/lsh.cpp" \
-  "$root/pipeline/store/curation.cpp" "$root/pipeline/core/time.cpp" \
-  "$root/pipeline/core/wildcards.cpp" -lre2
+  "$root/pipeline/store/curation.cpp" "$root/pipeline/core/time.cpp" "$root/pipeline/core/params.cpp" \
+  "$root/pipeline/core/wildcards.cpp" -lre2 -lxxhash
 build fuzz_slots "$here/fuzz_slots.cpp" "$root/pipeline/stages/slots.cpp" "$root/pipeline/stages/tokenizer.cpp" \
   "$root/pipeline/stages/premask_lexer.cpp" "${common[@]}" "${config[@]}" -lre2
 build fuzz_multiline "$here/fuzz_multiline.cpp" "$root/pipeline/stages/trace.cpp" "$root/pipeline/stages/tokenizer.cpp" \

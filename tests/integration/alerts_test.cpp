@@ -697,9 +697,27 @@ TEST_F(AlertFaults, ReceiverDownThenUpDeliversEverything) {
   }
   std::set<std::string> pending_ids;
   for (const auto& e : ob.pending) pending_ids.insert(e["id"].get<std::string>());
+  // The backlog shows in /metrics: how many wait for this subscription, and
+  // for how long.
+  {
+    const std::string m = http_get(port, "/metrics").body;
+    const std::string series = "{subscription=\"" + sub.value("id", "") + "\"} ";
+    const size_t at = m.find("logsift_alerts_pending" + series);
+    ASSERT_NE(at, std::string::npos) << m.substr(0, 2000);
+    EXPECT_EQ(std::stoll(m.substr(at + std::string("logsift_alerts_pending").size() + series.size())),
+              static_cast<long long>(kN));
+    const size_t age = m.find("logsift_alerts_oldest_pending_seconds" + series);
+    ASSERT_NE(age, std::string::npos);
+    EXPECT_GT(std::stod(m.substr(age + std::string("logsift_alerts_oldest_pending_seconds").size() + series.size())), 0.0);
+  }
 
   ASSERT_TRUE(start_receiver(&down));
   expect_delivered_and_drained(keys, kN, &ob);
+  {
+    const std::string m = http_get(port, "/metrics").body;
+    EXPECT_NE(m.find("logsift_alerts_pending{subscription=\"" + sub.value("id", "") + "\"} 0\n"), std::string::npos)
+        << "drained: the series stays, at 0";
+  }
 
   auto reqs = rcv.requests();
   Tally t = tally(reqs, keys);

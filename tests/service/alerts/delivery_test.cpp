@@ -244,6 +244,7 @@ class RecordingDownStore final : public AlertStore {
   }
   int64_t count(const std::string& status) override { return s_.count(status); }
   std::vector<std::pair<std::string, int64_t>> count_by_status() override { return s_.count_by_status(); }
+  std::vector<Backlog> pending_backlog() override { return s_.pending_backlog(); }
   int64_t prune(int64_t before) override { return s_.prune(before); }
 
  private:

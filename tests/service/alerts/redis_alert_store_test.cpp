@@ -244,5 +244,34 @@ TEST_F(RedisAlertStoreTest, DataLossIsDetectedReportedAndReseeded) {
   EXPECT_EQ(admin.command({"EXISTS", "t:deployment"}).integer, 1);
 }
 
+// Two replicas, one loss: the first to look re-seeds and sets a new epoch;
+// the second finds that epoch, not its own, and counts the loss too, and
+// re-seeds the subscription and the alert only it held. Each counts it once.
+TEST_F(RedisAlertStoreTest, EveryReplicaSeesTheLossEvenAfterAnotherReseeded) {
+  auto a = open("a");
+  auto b = open("b");
+  a->add_subscription(sub("sub_a", 10));
+  b->add_subscription(sub("sub_b", 20));
+  b->enqueue({row("alrt_b", "sub_b", 100)});
+  EXPECT_EQ(ids(b->due(1000, 10, {})), std::vector<std::string>{"alrt_b"});  // held by b
+
+  redis::Connection admin(redis::parse_url("unix://" + server_->socket()), redis::Options{});
+  ASSERT_FALSE(admin.command({"FLUSHALL"}).is_error());
+  const uint64_t lost_before = metrics().redis_data_lost.get();
+  (void)a->subscriptions();  // a sees the marker gone, re-seeds sub_a, sets a new epoch
+  EXPECT_EQ(metrics().redis_data_lost.get(), lost_before + 1);
+  auto seen_by_b = b->subscriptions();  // b finds another epoch: its loss too
+  EXPECT_EQ(metrics().redis_data_lost.get(), lost_before + 2);
+  std::vector<std::string> sub_ids;
+  for (const auto& x : seen_by_b) sub_ids.push_back(x.id);
+  EXPECT_EQ(sub_ids, (std::vector<std::string>{"sub_a", "sub_b"})) << "what only b held is back";
+  ASSERT_TRUE(b->get("alrt_b"));
+  EXPECT_EQ(b->get("alrt_b")->status, "pending");
+  // Once each: both hold the new epoch now.
+  (void)a->subscriptions();
+  (void)b->subscriptions();
+  EXPECT_EQ(metrics().redis_data_lost.get(), lost_before + 2);
+}
+
 }  // namespace
 }  // namespace logsift
