@@ -181,6 +181,9 @@ std::string Metrics::prometheus() const {
         redis_buffered_lines.get());
   gauge("logsift_alerts_held", "Alerts held in memory until the outbox can take them (a storage fault).",
         alerts_held.get());
+  gauge("logsift_delivery_results_unsaved",
+        "Delivery outcomes held in memory until the outbox can take them (a storage fault); delivery goes on meanwhile.",
+        delivery_results_unsaved.get());
   gauge("logsift_alert_rules", "Alert rules evaluated (the union over subscriptions).", alert_rules.get());
   gauge("logsift_multiline_open_events", "Events open on line inputs, waiting for their next line or quiet time.",
         multiline_open_events.get());

@@ -162,6 +162,7 @@ struct Metrics {
   Counter alerts_muted;    // alerts of muted clusters, not sent (pipeline/store/curation.h)
   Counter curation_actions;  // curation actions taken through this replica's API
   Gauge alerts_held;       // alerts held in memory until the outbox can take them
+  Gauge delivery_results_unsaved;  // delivery outcomes the outbox has not taken yet (a storage fault)
   Gauge redis_buffered_lines;
   Counter redis_buffer_rejected;
   Gauge alert_rules;  // rules the aggregator evaluates (the union over subscriptions)

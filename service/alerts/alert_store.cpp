@@ -153,41 +153,43 @@ std::vector<OutboxRow> SqliteAlertStore::due(int64_t now_ms, size_t limit, size_
   // so a pump costs the same with a backlog of ten or of ten thousand.
   // Pending rows always belong to a listed subscription (a delete drops
   // them in the same transaction).
+  // Rows the worker cannot send now (in flight, or sent with an outcome not
+  // yet saved) are stepped over, so they never hide the sendable rows
+  // behind them.
   std::vector<OutboxRow> rows;
-  const int64_t per_sub = static_cast<int64_t>(std::min<size_t>(per_subscription, INT64_MAX));
   std::string sql = std::string("SELECT ") + kRowColumns +
                     " FROM outbox WHERE subscription_id = ?1 AND status = 'pending' AND next_attempt_ms <= ?2"
-                    " ORDER BY next_attempt_ms, id LIMIT ?3";
+                    " ORDER BY next_attempt_ms, id";
   Q q(*db_, sql.c_str());
   for (const auto& sub : subscription_ids_locked()) {
-    q.bind(1, sub).bind(2, now_ms).bind(3, per_sub);
-    while (q.step()) rows.push_back(read_row(q));
+    q.bind(1, sub).bind(2, now_ms);
+    size_t taken = 0;
+    while (taken < per_subscription && rows.size() < limit && q.step()) {
+      OutboxRow r = read_row(q);
+      if (!sendable(r.id, r.subscription_id)) continue;
+      rows.push_back(std::move(r));
+      ++taken;
+    }
     q.reset();
   }
   std::sort(rows.begin(), rows.end(), [](const OutboxRow& a, const OutboxRow& b) {
     return std::tie(a.next_attempt_ms, a.id) < std::tie(b.next_attempt_ms, b.id);
   });
-  std::vector<OutboxRow> out;
-  for (auto& r : rows) {
-    if (out.size() >= limit) break;
-    if (sendable(r.id, r.subscription_id)) out.push_back(std::move(r));
-  }
-  return out;
+  return rows;
 }
 
 std::optional<int64_t> SqliteAlertStore::next_due(size_t per_subscription, const Sendable& sendable) {
   std::lock_guard lock(mu_);
-  // Per subscription, its first `per_subscription` pending rows in due
-  // order: a receiver below its concurrency limit has fewer rows than that
-  // in flight, so its earliest sendable row is among them; one at its limit
-  // accepts none. Either way the scan is bounded by the limit, not the
-  // backlog.
-  const int64_t per_sub = static_cast<int64_t>(std::min<size_t>(per_subscription, INT64_MAX));
+  // Per subscription, its pending rows in due order up to the first
+  // sendable one: the scan steps over the rows in flight (at most the
+  // receiver's concurrency) and those whose outcome waits to be saved (a
+  // bounded number), not the backlog.
+  (void)per_subscription;
   Q q(*db_, "SELECT id, next_attempt_ms FROM outbox WHERE subscription_id = ?1 AND status = 'pending'"
-            " ORDER BY next_attempt_ms, id LIMIT ?2");
+            " ORDER BY next_attempt_ms, id");
   std::optional<int64_t> next;
   for (const auto& sub : subscription_ids_locked()) {
-    q.bind(1, sub).bind(2, per_sub);
+    q.bind(1, sub);
     while (q.step()) {
       if (!sendable(q.col_text(0), sub)) continue;
       const int64_t t = q.col_int(1);

@@ -76,15 +76,21 @@ void DeliveryWorker::pump() {
       spdlog::error("outbox prune: {}", e.what());
     }
   }
-  // Outcomes the store did not take last time go first.
+  // Outcomes the store did not take last time go first. While it still
+  // cannot (a full disk), delivery goes on for the other rows: the held
+  // outcomes' rows count as in flight, so none is sent twice.
   for (auto it = unrecorded_.begin(); it != unrecorded_.end();) {
     try {
       record(it->second.first, *it->second.second);
       it = unrecorded_.erase(it);
     } catch (const std::exception&) {
-      arm_timer(1000);
-      return;  // the store is still away
+      break;  // the store is still away: the rest wait too
     }
+  }
+  metrics().delivery_results_unsaved.set(static_cast<int64_t>(unrecorded_.size()));
+  if (unrecorded_.size() >= kMaxUnrecorded) {  // bounded memory: stop sending until some are saved
+    arm_timer(1000);
+    return;
   }
   try {
     const size_t max_in_flight = 256;
@@ -94,7 +100,7 @@ void DeliveryWorker::pump() {
     // only its own delivery_concurrency rows, never another receiver's turn.
     std::map<std::string, int> picked;  // per subscription, this pump
     auto sendable = [&](const std::string& id, const std::string& sub) {
-      if (in_flight_.count(id)) return false;
+      if (in_flight_.count(id) || unrecorded_.count(id)) return false;
       auto it = in_flight_per_sub_.find(sub);
       const int busy = it == in_flight_per_sub_.end() ? 0 : it->second;
       auto p = picked.find(sub);
@@ -126,7 +132,8 @@ void DeliveryWorker::pump() {
     const auto next = in_flight_.size() < 256
                           ? store_.next_due(static_cast<size_t>(config_.delivery_concurrency), sendable)
                           : std::nullopt;
-    arm_timer(next ? std::clamp<int64_t>(*next - now, 1, 1000) : 1000);
+    // Held outcomes are retried within a second.
+    arm_timer(next ? std::clamp<int64_t>(*next - now, 1, unrecorded_.empty() ? 1000 : 250) : 1000);
   } catch (const std::exception& e) {
     spdlog::error("delivery: {}", e.what());
     arm_timer(1000);

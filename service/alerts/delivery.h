@@ -75,8 +75,9 @@ class DeliveryWorker : public std::enable_shared_from_this<DeliveryWorker> {
   std::condition_variable flight_cv_;
   size_t in_flight_count_ = 0;                  // in_flight_.size(), under flight_mu_ (for wait_in_flight)
   // Attempts whose outcome the store has not taken yet (recorded first at
-  // the next pump; never sent again meanwhile: unrecorded_ is empty when
-  // the worker sends).
+  // each pump; their rows are never sent again meanwhile, the others are,
+  // up to kMaxUnrecorded outcomes held).
+  static constexpr size_t kMaxUnrecorded = 10000;
   std::map<std::string, std::pair<OutboxRow, std::shared_ptr<const webhook::Result>>> unrecorded_;
   std::map<std::string, int> in_flight_per_sub_;
   std::mt19937_64 rng_;

@@ -255,6 +255,58 @@ TEST(StorageFaults, AlertsRaisedWhileTheOutboxIsFullAreDeliveredWhenSpaceIsBack)
   EXPECT_TRUE(server.stop().clean());
 }
 
+// The outbox's disk fills while alerts wait for a receiver that was down:
+// when it comes back, every alert is delivered although no outcome can be
+// saved (held in memory and counted), none is sent twice, and the outcomes
+// are written once space is back.
+TEST(StorageFaults, DeliveryGoesOnWhileItsResultsCannotBeSaved) {
+  // Room, once the filler goes, for the 40 outcomes' WAL frames.
+  SmallTmpfs outbox_fs("8m");
+  if (!outbox_fs.why_not().empty()) GTEST_SKIP() << outbox_fs.why_not();
+  TempDir data("logsift-outbox-results-");
+  std::filesystem::create_symlink(outbox_fs.path() + "/alerts.sqlite", data.path() + "/alerts.sqlite");
+  PortReservation down;  // bound, not listening: the receiver is down
+  ServerOptions o;
+  o.data_dir = data.path();
+  o.args = {"--delivery-first-retry-ms", "200", "--delivery-max-backoff-ms", "400"};
+  ServerProcess server(o);
+  ASSERT_TRUE(server.start_ready());
+  const int port = server.http_port();
+  HttpResponse sub = http_request(port, "POST", "/subscriptions",
+                                  json{{"url", down.url()}, {"rules", json::array({"new_cluster"})}}.dump(),
+                                  "application/json");
+  ASSERT_EQ(sub.status, 201) << sub.describe();
+  constexpr int kN = 40;
+  json texts = json::array();
+  for (int i = 0; i < kN; ++i) texts.push_back(distinct_line(91, static_cast<uint64_t>(i)));
+  ASSERT_EQ(post_json(port, json{{"texts", texts}}).status, 200);
+  ASSERT_TRUE(wait_until([&] { return fetch_metric(port, "logsift_alert_attempts_failed_total").value_or(0) >= kN; },
+                         Millis(15000)))
+      << "every alert tried once against the receiver that is down";
+
+  const std::string filler = fill_up(outbox_fs.path());
+  WebhookReceiver rcv;
+  ASSERT_TRUE(rcv.start(down));  // the receiver comes back on the same port
+  EXPECT_TRUE(wait_until([&] { return rcv.count() >= static_cast<size_t>(kN); }, Millis(20000)))
+      << rcv.count() << " of " << kN << " delivered while the outbox's disk is full";
+  EXPECT_GT(fetch_metric(port, "logsift_delivery_results_unsaved").value_or(0), 0) << "the held outcomes are shown";
+  std::set<std::string> ids;
+  for (const auto& q : rcv.requests()) ids.insert(q.header("webhook-id"));
+  EXPECT_EQ(ids.size(), rcv.count()) << "an alert was sent twice while its outcome waited";
+
+  std::filesystem::remove(filler);
+  EXPECT_TRUE(wait_until([&] { return fetch_metric(port, "logsift_delivery_results_unsaved").value_or(-1) == 0; },
+                         Millis(10000)))
+      << fetch_metric(port, "logsift_delivery_results_unsaved").value_or(-1) << "\n" << server.log_text();
+  EXPECT_TRUE(wait_until(
+      [&] { return http_get(port, "/alerts?status=delivered&limit=1").json_body().value("total", 0) == kN; },
+      Millis(10000)))
+      << http_get(port, "/alerts?limit=1").body;
+  EXPECT_EQ(rcv.count(), static_cast<size_t>(kN)) << "nothing sent again once the outcomes were saved";
+  rcv.stop();
+  EXPECT_TRUE(server.stop().clean());
+}
+
 // Posts `n` distinct lines in batches of 100; all must be acknowledged.
 void post_lines(int port, uint64_t seed, int n) {
   for (int b = 0; b < n / 100; ++b) {
