@@ -16,8 +16,6 @@
 namespace logsift::models {
 namespace {
 
-constexpr int kMaxLenLimit = 8192;
-
 class NativeEncoder final : public SentenceEncoder {
  public:
   NativeEncoder(std::unique_ptr<LogEncoderNative> native, WordPieceTokenizer tokenizer, std::string version,
@@ -75,37 +73,22 @@ std::unique_ptr<SentenceEncoder> native_encoder(const WeightsFile& f, const Enco
   } catch (const nlohmann::json::exception& e) {
     throw error(std::string("bad attribute: ") + e.what());
   }
-  if (options.max_len > 0) wp.max_len = options.max_len;
-  if (wp.max_len < 2 || wp.max_len > kMaxLenLimit)
-    throw error("max_len must be in [2, " + std::to_string(kMaxLenLimit) + "], got " + std::to_string(wp.max_len));
-  std::optional<WordPieceTokenizer> tokenizer;
-  try {
-    if (!options.vocab_path.empty()) {
-      tokenizer.emplace(WordPieceTokenizer::from_file(options.vocab_path, wp));
-    } else {
-      auto it = f.files.find("vocab.txt");
-      if (it == f.files.end() || it->second.empty())
-        throw error("no vocab: the weights file has no vocab.txt and no vocab file was given (encoder_vocab)");
-      tokenizer.emplace(it->second, source + ":vocab.txt", wp);
-    }
-  } catch (const std::runtime_error& e) {
-    std::string what = e.what();
-    if (what.rfind("encoder model '", 0) == 0) throw;
-    throw error(what);
-  }
-  if (!wp.wildcard_token.empty() && tokenizer->wildcard_id() < 0)
-    throw error("wildcard_token '" + wp.wildcard_token + "' is not in the vocab (" + tokenizer->origin() + ")");
+  const auto vocab = f.files.find("vocab.txt");
+  WordPieceTokenizer tokenizer =
+      encoder_tokenizer(source, wp, options.max_len, options.vocab_path,
+                        vocab == f.files.end() ? std::string_view() : std::string_view(vocab->second),
+                        "the weights file has no vocab.txt");
   LogEncoderWeights w;
   std::string why;
   if (!log_encoder_weights(f, &w, &why)) throw error(why);
-  if (w.vocab != static_cast<int>(tokenizer->vocab_size())) throw error("the vocab's size differs from the embedding's");
+  if (w.vocab != static_cast<int>(tokenizer.vocab_size())) throw error("the vocab's size differs from the embedding's");
   std::unique_ptr<LogEncoderNative> nat;
   try {
     nat = std::make_unique<LogEncoderNative>(std::move(w));
   } catch (const std::exception& e) {
     throw error(e.what());
   }
-  return std::make_unique<NativeEncoder>(std::move(nat), std::move(*tokenizer), std::move(version), source);
+  return std::make_unique<NativeEncoder>(std::move(nat), std::move(tokenizer), std::move(version), source);
 }
 
 }  // namespace

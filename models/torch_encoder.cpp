@@ -26,7 +26,6 @@ namespace {
 // pass ran at 3.9k templates/s and 64-row passes at 12k (measured from Python
 // on a width-96 draft of log-encoder-v1, one thread; 32 rows: 11.5k, 16: 10.8k).
 constexpr size_t kMaxBatchRows = 64;
-constexpr int kMaxLenLimit = 8192;
 
 class TorchScriptEncoder final : public SentenceEncoder {
  public:
@@ -270,30 +269,12 @@ std::unique_ptr<SentenceEncoder> load_encoder(const EncoderOptions& options, std
   WordPieceOptions wp;
   wp.max_len = 128;
   if (auto v = attr("max_len", &c10::IValue::isInt, "an int")) wp.max_len = static_cast<int>(v->toInt());
-  if (options.max_len > 0) wp.max_len = options.max_len;
-  if (wp.max_len < 2 || wp.max_len > kMaxLenLimit)
-    throw error("max_len must be in [2, " + std::to_string(kMaxLenLimit) + "], got " + std::to_string(wp.max_len));
   if (auto v = attr("do_lower_case", &c10::IValue::isBool, "a bool")) wp.lower_case = v->toBool();
   if (auto v = attr("wildcard_token", &c10::IValue::isString, "a str")) wp.wildcard_token = v->toStringRef();
 
-  std::optional<WordPieceTokenizer> tokenizer;
-  try {
-    if (!options.vocab_path.empty()) {
-      tokenizer.emplace(WordPieceTokenizer::from_file(options.vocab_path, wp));
-    } else {
-      const std::string& text = extra["vocab.txt"];
-      if (text.empty())
-        throw error("no vocab: the archive has no extra file 'vocab.txt' and no vocab file was given (encoder_vocab)");
-      tokenizer.emplace(text, source + ":vocab.txt", wp);
-    }
-  } catch (const std::runtime_error& e) {
-    std::string what = e.what();
-    if (what.rfind("encoder model '", 0) == 0) throw;
-    throw error(what);
-  }
-  if (!wp.wildcard_token.empty() && tokenizer->wildcard_id() < 0)
-    throw error("wildcard_token '" + wp.wildcard_token + "' is not in the vocab (" + tokenizer->origin() + ")");
-  return std::make_unique<TorchScriptEncoder>(std::move(module), std::move(*tokenizer), std::move(version), source,
+  WordPieceTokenizer tokenizer = encoder_tokenizer(source, wp, options.max_len, options.vocab_path, extra["vocab.txt"],
+                                                  "the archive has no extra file 'vocab.txt'");
+  return std::make_unique<TorchScriptEncoder>(std::move(module), std::move(tokenizer), std::move(version), source,
                                               options.native);
 }
 

@@ -1,6 +1,7 @@
 #include "models/wordpiece.h"
 
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 
@@ -170,6 +171,32 @@ std::vector<std::string> WordPieceTokenizer::tokenize(std::string_view text) con
     return true;
   });
   return out;
+}
+
+WordPieceTokenizer encoder_tokenizer(const std::string& source, WordPieceOptions wp, int max_len_override,
+                                     const std::string& vocab_path, std::string_view embedded,
+                                     const std::string& missing) {
+  constexpr int kMaxLenLimit = 8192;
+  auto error = [&](const std::string& what) { return std::runtime_error("encoder model '" + source + "': " + what); };
+  if (max_len_override > 0) wp.max_len = max_len_override;
+  if (wp.max_len < 2 || wp.max_len > kMaxLenLimit)
+    throw error("max_len must be in [2, " + std::to_string(kMaxLenLimit) + "], got " + std::to_string(wp.max_len));
+  std::optional<WordPieceTokenizer> tokenizer;
+  try {
+    if (!vocab_path.empty()) {
+      tokenizer.emplace(WordPieceTokenizer::from_file(vocab_path, wp));
+    } else {
+      if (embedded.empty()) throw error("no vocab: " + missing + " and no vocab file was given (encoder_vocab)");
+      tokenizer.emplace(embedded, source + ":vocab.txt", wp);
+    }
+  } catch (const std::runtime_error& e) {
+    std::string what = e.what();
+    if (what.rfind("encoder model '", 0) == 0) throw;
+    throw error(what);
+  }
+  if (!wp.wildcard_token.empty() && tokenizer->wildcard_id() < 0)
+    throw error("wildcard_token '" + wp.wildcard_token + "' is not in the vocab (" + tokenizer->origin() + ")");
+  return std::move(*tokenizer);
 }
 
 }  // namespace logsift::models

@@ -91,4 +91,14 @@ class WordPieceTokenizer {
   int64_t cls_ = -1, sep_ = -1, unk_ = -1, pad_ = 0, wildcard_ = -1;
 };
 
+// An encoder model's tokenizer, as both encoder runtimes build it: `wp` as
+// the model's attributes give it, its max_len replaced by `max_len_override`
+// when that is > 0 and bounded to [2, 8192]; the vocab read from
+// `vocab_path` when one is given, else `embedded` (the model's own
+// vocab.txt; `missing` says where it was looked for); a wildcard token that
+// is in the vocab. Throws std::runtime_error "encoder model 'SOURCE': ...".
+WordPieceTokenizer encoder_tokenizer(const std::string& source, WordPieceOptions wp, int max_len_override,
+                                     const std::string& vocab_path, std::string_view embedded,
+                                     const std::string& missing);
+
 }  // namespace logsift::models
