@@ -202,6 +202,10 @@ const std::vector<KeyDesc>& key_table() {
       LS_INT(delivery_max_age_ms), LS_INT(delivery_concurrency), LS_INT(max_subscriptions),
       LS_INT(max_rules_per_subscription), LS_INT(outbox_retention_ms), LS_STR(alert_external_url), LS_STR(webhook_allow_cidrs), LS_STR(log_level),
       LS_STR(admin_token), LS_STR(ingest_token), LS_STR(read_token),
+      LS_STR(tls_cert_file), LS_STR(tls_key_file), LS_STR(tls_client_ca_file), LS_STR(tls_client_auth),
+      LS_BOOL(http_tls), LS_BOOL(tcp_tls), LS_STR(http_tls_client_auth), LS_STR(tcp_tls_client_auth),
+      LS_STR(syslog_tls_client_auth), LS_STR(syslog_tls_host), LS_INT(syslog_tls_port), LS_INT(tls_handshake_timeout_ms),
+      LS_INT(tls_reload_interval_ms), LS_BOOL(allow_plaintext),
       KeyDesc{"premask", set_premask, get_premask},
   };
   return table;
@@ -317,10 +321,38 @@ void Config::apply_text(std::string_view text, const std::string& origin) {
   apply_json(j);
 }
 
+void Config::validate_tls() const {
+  for (const auto& [key, mode] :
+       {std::pair<const char*, const std::string*>{"tls_client_auth", &tls_client_auth},
+        {"http_tls_client_auth", &http_tls_client_auth}, {"tcp_tls_client_auth", &tcp_tls_client_auth},
+        {"syslog_tls_client_auth", &syslog_tls_client_auth}}) {
+    const bool may_inherit = std::string_view(key) != "tls_client_auth";
+    if (!(*mode == "none" || *mode == "request" || *mode == "require" || (may_inherit && mode->empty())))
+      throw ConfigError(key, "must be \"none\", \"request\" or \"require\"" +
+                                 std::string(may_inherit ? " (or \"\" for tls_client_auth's)" : ""));
+  }
+  if (tls_cert_file.empty() != tls_key_file.empty())
+    throw ConfigError(tls_cert_file.empty() ? "tls_cert_file" : "tls_key_file",
+                      "give both tls_cert_file and tls_key_file (or neither)");
+  require_range("syslog_tls_port", syslog_tls_port, -1, 65535);
+  if (syslog_tls_port >= 0 && !tls_enabled())
+    throw ConfigError("syslog_tls_port", "needs tls_cert_file and tls_key_file");
+  if (syslog_tls_port >= 0 && syslog_tls_host.empty()) throw ConfigError("syslog_tls_host", "must not be empty");
+  for (const char* l : {"http", "tcp", "syslog"}) {
+    const bool on = std::string_view(l) == "http" ? http_tls : std::string_view(l) == "tcp" ? tcp_tls : syslog_tls_port >= 0;
+    if (tls_enabled() && on && client_auth_for(l) != "none" && tls_client_ca_file.empty())
+      throw ConfigError(std::string(l) + "_tls_client_auth",
+                        "\"" + client_auth_for(l) + "\" needs tls_client_ca_file (the CA client certificates chain to)");
+  }
+  require_range("tls_handshake_timeout_ms", tls_handshake_timeout_ms, 100, 600000);
+  require_range("tls_reload_interval_ms", tls_reload_interval_ms, 0, 86400000);
+}
+
 void Config::validate() const {
   require_range("http_port", http_port, 0, 65535);
   require_range("tcp_port", tcp_port, 0, 65535);
   require_range("syslog_port", syslog_port, -1, 65535);
+  validate_tls();
   if (structured_messages && message_key_list().empty())
     throw ConfigError("message_keys", "must name at least one key when structured_messages is on");
   if (http_host.empty()) throw ConfigError("http_host", "must not be empty");

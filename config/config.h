@@ -191,6 +191,35 @@ struct Config {
   // the name is what logs and the curation log show.
   std::string read_token;
   // Secret keys: to_json() prints whether they are set, never their value.
+  // TLS (service/net/tls.h). A certificate and key turn TLS on for the HTTP
+  // and TCP listeners (http_tls / tcp_tls turn it off for one) and make the
+  // RFC 5425 syslog listener (syslog_tls_port) possible. Client
+  // certificates: tls_client_auth "none" | "request" | "require", checked
+  // against tls_client_ca_file; "<listener>_tls_client_auth" overrides it
+  // ("" = inherit). The files are read again on SIGHUP and when they change.
+  std::string tls_cert_file;
+  std::string tls_key_file;
+  std::string tls_client_ca_file;
+  std::string tls_client_auth = "none";
+  bool http_tls = true;
+  bool tcp_tls = true;
+  std::string http_tls_client_auth;
+  std::string tcp_tls_client_auth;
+  std::string syslog_tls_client_auth;
+  std::string syslog_tls_host = "127.0.0.1";
+  int syslog_tls_port = -1;  // -1: no TLS syslog listener
+  int tls_handshake_timeout_ms = 10000;
+  int tls_reload_interval_ms = 5000;  // 0: only on SIGHUP
+  // A listener beyond loopback without TLS starts only with this set.
+  bool allow_plaintext = false;
+  bool tls_enabled() const { return !tls_cert_file.empty(); }
+  // The client_auth setting a listener uses ("http", "tcp", "syslog").
+  const std::string& client_auth_for(std::string_view listener) const {
+    const std::string& own = listener == "http" ? http_tls_client_auth
+                             : listener == "tcp" ? tcp_tls_client_auth
+                                                 : syslog_tls_client_auth;
+    return own.empty() ? tls_client_auth : own;
+  }
   static bool is_secret_key(const std::string& key) { return key == "admin_token" || key == "ingest_token" || key == "read_token"; }
 
   std::vector<PremaskPattern> premask;
@@ -215,6 +244,7 @@ struct Config {
   void apply_text(std::string_view text, const std::string& origin);
   // Throws ConfigError naming the first invalid key.
   void validate() const;
+  void validate_tls() const;
 
   nlohmann::json to_json() const;
   // Names of all keys, in file order (for --help and flag parsing).

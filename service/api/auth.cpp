@@ -99,15 +99,32 @@ AuthResult Authenticator::check(Access access, std::string_view authorization) c
 }
 
 std::optional<std::string> check_exposure(const Config& c) {
-  if (!c.admin_token.empty()) return std::nullopt;
-  for (const auto& [key, host] : {std::pair<const char*, const std::string&>{"http_host", c.http_host},
-                                  std::pair<const char*, const std::string&>{"tcp_host", c.tcp_host},
-                                  std::pair<const char*, const std::string&>{"syslog_host", c.syslog_host}}) {
-    if (key == std::string_view("syslog_host") && c.syslog_port < 0) continue;
-    if (!loopback(host))
-      return std::string("refusing to listen on ") + key + " " + host +
+  struct Listening {
+    const char* key;
+    const std::string& host;
+    bool on, tls;
+  };
+  const Listening listeners[] = {
+      {"http_host", c.http_host, true, c.tls_enabled() && c.http_tls},
+      {"tcp_host", c.tcp_host, true, c.tls_enabled() && c.tcp_tls},
+      {"syslog_host", c.syslog_host, c.syslog_port >= 0, false},
+      {"syslog_tls_host", c.syslog_tls_host, c.syslog_tls_port >= 0, true},
+  };
+  for (const auto& l : listeners) {
+    if (!l.on || loopback(l.host)) continue;
+    if (c.admin_token.empty())
+      return std::string("refusing to listen on ") + l.key + " " + l.host +
              " without admin_token: anyone who can connect could read templates and examples and change "
              "subscriptions. Set admin_token (LOGSIFT_ADMIN_TOKEN) or listen on 127.0.0.1 / ::1";
+    if (!l.tls && !c.allow_plaintext)
+      return std::string("refusing to listen on ") + l.key + " " + l.host +
+             " in plain text: tokens, log lines and clusters would cross the network unencrypted. Give a "
+             "certificate (tls_cert_file and tls_key_file, LOGSIFT_TLS_CERT_FILE / LOGSIFT_TLS_KEY_FILE" +
+             (std::string_view(l.key) == "syslog_host" ? "; syslog over TLS listens on syslog_tls_port, and "
+                                                         "syslog_port -1 turns plain syslog off"
+                                                       : "") +
+             "), listen on 127.0.0.1 / ::1, or set allow_plaintext (LOGSIFT_ALLOW_PLAINTEXT=true) when a "
+             "TLS-terminating proxy or mesh is in front (docs/security.md)";
   }
   return std::nullopt;
 }

@@ -66,8 +66,8 @@ class Authenticator {
 // 1 to 64 of [A-Za-z0-9_.-].
 std::pair<std::string, std::string> split_token_name(std::string_view entry);
 
-// Why the configured listeners may not start (a non-loopback address with no
-// admin token), or nullopt.
+// Why the configured listeners may not start, or nullopt: a listener beyond
+// loopback needs an admin token, and TLS unless allow_plaintext is set.
 std::optional<std::string> check_exposure(const Config& c);
 
 }  // namespace logsift::api

@@ -16,6 +16,7 @@
 #include "service/api/auth.h"
 #include "service/api/bulk.h"
 #include "service/api/routes.h"
+#include "service/net/tls.h"
 
 namespace logsift {
 
@@ -182,6 +183,7 @@ void handle_http_request(AppContext& ctx, AnyExecutor ex, HttpRequest&& req, Res
       if (only(http::verb::get))
         respond(make_response(req.version(), req.keep_alive(), http::status::ok,
                               metrics().prometheus() + memory_prometheus(ctx.pipeline->memory_usage()) + store_prometheus(ctx) +
+                                  tls_prometheus() +
                                   curation_prometheus(ctx),
                               "text/plain; version=0.0.4"));
     } else if (t.path == "/info") {

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 #include <spdlog/spdlog.h>
 
@@ -45,6 +46,7 @@
 #include "service/net/redis_queue.h"
 #include "service/net/server_context.h"
 #include "service/net/syslog_session.h"
+#include "service/net/tls.h"
 #include "service/net/tcp_session.h"
 
 namespace logsift::cli {
@@ -267,26 +269,80 @@ class Server {
     delivery_->start();
   }
 
-  // 5. The listeners, bound (port 0 picks one) but not yet accepting.
+  // 5. TLS (certificates checked before anything listens), then the
+  // listeners, bound (port 0 picks one) but not yet accepting.
+  void load_tls() {
+    try {
+      for (auto [name, slot] : {std::pair{"http", &http_tls_}, {"tcp", &tcp_tls_}, {"syslog", &syslog_tls_}}) {
+        TlsSettings s = tls_settings_for(config_, name);
+        if (!s.cert_file.empty()) *slot = std::make_shared<TlsServer>(name, std::move(s));
+      }
+    } catch (const std::exception& e) {
+      spdlog::critical("cannot start TLS: {}", e.what());
+      throw StartupFailed{2};
+    }
+  }
+
   void listen() {
+    load_tls();
     try {
       http_ = std::make_shared<Listener>(
           ioc_, ctx_, config_.http_host, config_.http_port, &start_http_session, config_.max_http_connections,
           /*reserve=*/16, "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: 34\r\n"
-          "Connection: close\r\n\r\n{\"error\":\"too many connections\"}\r\n");
+          "Connection: close\r\n\r\n{\"error\":\"too many connections\"}\r\n", http_tls_);
       tcp_ = std::make_shared<Listener>(ioc_, ctx_, config_.tcp_host, config_.tcp_port, &start_tcp_session,
                                         config_.max_tcp_connections, /*reserve=*/0,
-                                        "{\"error\":\"too many connections\"}\n");
+                                        "{\"error\":\"too many connections\"}\n", tcp_tls_);
       if (config_.syslog_port >= 0)  // syslog senders never read: a refused connection just closes
         syslog_ = std::make_shared<Listener>(ioc_, ctx_, config_.syslog_host, config_.syslog_port,
                                              &start_syslog_session, config_.max_tcp_connections, /*reserve=*/0, "");
+      if (syslog_tls_)
+        syslog_tls_listener_ = std::make_shared<Listener>(ioc_, ctx_, config_.syslog_tls_host, config_.syslog_tls_port,
+                                                          &start_syslog_session, config_.max_tcp_connections,
+                                                          /*reserve=*/0, "", syslog_tls_);
     } catch (const std::exception& e) {
       spdlog::critical("cannot listen: {}", e.what());
       throw StartupFailed{1};
     }
     std::vector<uint16_t> own = {http_->local().port(), tcp_->local().port()};
     if (syslog_) own.push_back(syslog_->local().port());
+    if (syslog_tls_listener_) own.push_back(syslog_tls_listener_->local().port());
     address_policy_->set_own_ports(own);
+  }
+
+  // Certificates are read again on SIGHUP and when a file changes on disk
+  // (checked every tls_reload_interval_ms): new connections get the new pair.
+  void reload_tls(bool force) {
+    for (auto* t : {&http_tls_, &tcp_tls_, &syslog_tls_})
+      if (*t) (*t)->reload(force);
+  }
+
+  void watch_tls() {
+    if (!http_tls_ && !tcp_tls_ && !syslog_tls_) return;
+    hangup_ = std::make_unique<net::signal_set>(ioc_, SIGHUP);
+    wait_hangup();
+    if (config_.tls_reload_interval_ms > 0) {
+      tls_timer_ = std::make_unique<net::steady_timer>(ioc_);
+      arm_tls_timer();
+    }
+  }
+
+  void wait_hangup() {
+    hangup_->async_wait([this](const boost::system::error_code& ec, int) {
+      if (ec) return;
+      spdlog::info("SIGHUP: reloading the TLS certificates");
+      reload_tls(/*force=*/true);
+      wait_hangup();
+    });
+  }
+
+  void arm_tls_timer() {
+    tls_timer_->expires_after(std::chrono::milliseconds(config_.tls_reload_interval_ms));
+    tls_timer_->async_wait([this](const boost::system::error_code& ec) {
+      if (ec) return;
+      reload_tls(/*force=*/false);
+      arm_tls_timer();
+    });
   }
 
   // 6. Accepting, ready, the io threads, and the signal that stops it all.
@@ -294,6 +350,8 @@ class Server {
     http_->run();
     tcp_->run();
     if (syslog_) syslog_->run();
+    if (syslog_tls_listener_) syslog_tls_listener_->run();
+    watch_tls();
     ctx_.ready = true;
     if (queue_) queue_->start();
     signals_ = std::make_unique<net::signal_set>(ioc_, SIGINT, SIGTERM);
@@ -314,9 +372,13 @@ class Server {
         ioc_.run();
       });
     // Printed whatever the log level: with port 0 it is how callers learn the ports.
-    const std::string syslog_text = syslog_ ? " syslog=" + endpoint_text(syslog_->local()) : std::string();
-    std::fprintf(stderr, "logsift: listening http=%s tcp=%s%s data_dir=%s\n", endpoint_text(http_->local()).c_str(),
-                 endpoint_text(tcp_->local()).c_str(), syslog_text.c_str(), config_.data_dir.c_str());
+    std::string syslog_text = syslog_ ? " syslog=" + endpoint_text(syslog_->local()) : std::string();
+    if (syslog_tls_listener_) syslog_text += " syslog_tls=" + endpoint_text(syslog_tls_listener_->local());
+    std::string tls_text;
+    for (auto [name, t] : {std::pair{"http", &http_tls_}, {"tcp", &tcp_tls_}, {"syslog", &syslog_tls_}})
+      if (*t) tls_text += std::string(tls_text.empty() ? " tls=" : ",") + name + "(client_auth " + (*t)->client_auth() + ")";
+    std::fprintf(stderr, "logsift: listening http=%s tcp=%s%s data_dir=%s%s\n", endpoint_text(http_->local()).c_str(),
+                 endpoint_text(tcp_->local()).c_str(), syslog_text.c_str(), config_.data_dir.c_str(), tls_text.c_str());
     std::fflush(stderr);
     serving_ = true;
   }
@@ -328,8 +390,10 @@ class Server {
     // 1. Stop accepting. 2. Let every connection finish what it accepted.
     ctx_.draining = true;
     if (queue_) queue_->stop();  // the batch in hand finishes and is acked
-    for (auto* l : {&http_, &tcp_, &syslog_})
+    for (auto* l : {&http_, &tcp_, &syslog_, &syslog_tls_listener_})
       if (*l) (*l)->close();
+    if (hangup_) net::post(ioc_, [h = hangup_.get()] { h->cancel(); });
+    if (tls_timer_) net::post(ioc_, [t = tls_timer_.get()] { t->cancel(); });
     ctx_.drain_all();
     if (!io_threads_.empty()) {
       const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(config_.shutdown_grace_ms);
@@ -379,8 +443,11 @@ class Server {
   std::unique_ptr<RedisWindows> windows_;     // store: redis; stopped right after the pipeline
   std::unique_ptr<RedisQueueIngest> queue_;   // redis_ingest_stream; stopped before the pipeline
   std::shared_ptr<DeliveryWorker> delivery_;
-  std::shared_ptr<Listener> http_, tcp_, syslog_;
+  std::shared_ptr<TlsServer> http_tls_, tcp_tls_, syslog_tls_;
+  std::shared_ptr<Listener> http_, tcp_, syslog_, syslog_tls_listener_;
   std::unique_ptr<net::signal_set> signals_;
+  std::unique_ptr<net::signal_set> hangup_;   // SIGHUP: reload the certificates
+  std::unique_ptr<net::steady_timer> tls_timer_;  // checks the certificate files for changes
   std::optional<net::executor_work_guard<net::io_context::executor_type>> work_;
   std::vector<std::thread> io_threads_;
   bool migrate_ = false;

@@ -43,7 +43,7 @@ class HttpSession : public StreamSession<HttpSession> {
   void on_read(beast::error_code ec, std::size_t) {
     reading_ = false;
     if (ec == http::error::end_of_stream || ec == beast::error::timeout || ec == net::error::operation_aborted ||
-        ec == net::error::eof || ec == net::error::connection_reset)
+        is_end_of_stream(ec) || ec == net::error::connection_reset)
       return close();
     if (ec == http::error::body_limit)
       return send_error(http::status::payload_too_large, Reject::kBodyTooLarge,
@@ -100,6 +100,7 @@ class HttpSession : public StreamSession<HttpSession> {
   // Half-close and drain what the client still sends (e.g. the rest of an
   // oversized body) so it reads our reply instead of a connection reset.
   void lingering_close() {
+    if (stream_.tls()) return close();  // a TLS half-close needs the peer's close_notify; not worth waiting for
     stream_.socket().shutdown(tcp::socket::shutdown_send, ignored_);
     stream_.expires_after(std::chrono::seconds(2));
     drain_buf_ = std::make_shared<std::array<char, 8192>>();
@@ -122,9 +123,9 @@ class HttpSession : public StreamSession<HttpSession> {
 
 }  // namespace
 
-void start_http_session(tcp::socket socket, ServerContext& ctx, ListenerGrant grant) {
+void start_http_session(tcp::socket socket, ServerContext& ctx, ListenerGrant grant, std::shared_ptr<TlsServer> tls) {
   metrics().http_connections_total.inc();
-  start_session<HttpSession>(std::move(socket), ctx, std::move(grant));
+  start_session<HttpSession>(std::move(socket), ctx, std::move(grant), std::move(tls));
 }
 
 }  // namespace logsift

@@ -11,6 +11,8 @@
 
 namespace logsift {
 
-void start_http_session(boost::asio::ip::tcp::socket socket, ServerContext& ctx, ListenerGrant grant);
+class TlsServer;
+void start_http_session(boost::asio::ip::tcp::socket socket, ServerContext& ctx, ListenerGrant grant,
+        std::shared_ptr<TlsServer> tls);
 
 }  // namespace logsift

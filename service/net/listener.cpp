@@ -15,11 +15,12 @@ namespace net = boost::asio;
 using tcp = net::ip::tcp;
 
 Listener::Listener(net::io_context& ioc, ServerContext& ctx, const std::string& host, int port, StartFn start,
-                   int limit, int reserve, const char* refusal)
+                   int limit, int reserve, const char* refusal, std::shared_ptr<TlsServer> tls)
     : ioc_(ioc),
       acceptor_(ioc),
       ctx_(ctx),
       start_(start),
+      tls_(std::move(tls)),
       limit_(limit),
       reserve_(reserve),
       refusal_(refusal),
@@ -52,10 +53,11 @@ void Listener::do_accept() {
         // Best effort refusal message, then close; never blocks the accept loop for long.
         boost::system::error_code ignored;
         socket.non_blocking(true, ignored);
-        socket.write_some(net::buffer(std::string(self->refusal_)), ignored);
+        // (TLS: the client expects a handshake, not text: just close.)
+        if (!self->tls_) socket.write_some(net::buffer(std::string(self->refusal_)), ignored);
         socket.close(ignored);
       } else {
-        self->start_(std::move(socket), self->ctx_, ListenerGrant(self->count_, n >= self->limit_));
+        self->start_(std::move(socket), self->ctx_, ListenerGrant(self->count_, n >= self->limit_), self->tls_);
       }
     } else if (out_of_descriptors(ec.value())) {
       return self->on_out_of_descriptors(ec);
@@ -89,7 +91,7 @@ void Listener::on_out_of_descriptors(const boost::system::error_code& ec) {
     acceptor_.non_blocking(false, aec);
     if (!aec) {
       count_->fetch_add(1);
-      start_(std::move(socket), ctx_, ListenerGrant(count_, /*restricted=*/true));
+      start_(std::move(socket), ctx_, ListenerGrant(count_, /*restricted=*/true), tls_);
     }
     ctx_.fd_reserve->acquire();  // fails while that connection holds the descriptor; retried below
   }

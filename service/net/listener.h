@@ -15,7 +15,10 @@
 
 namespace logsift {
 
-using StartFn = void (*)(boost::asio::ip::tcp::socket, ServerContext&, ListenerGrant);
+class TlsServer;
+
+// tls: null for plain text.
+using StartFn = void (*)(boost::asio::ip::tcp::socket, ServerContext&, ListenerGrant, std::shared_ptr<TlsServer> tls);
 
 class Listener : public std::enable_shared_from_this<Listener> {
  public:
@@ -23,8 +26,9 @@ class Listener : public std::enable_shared_from_this<Listener> {
   // At most `limit` connections of this listener at once, plus `reserve`
   // restricted ones (see ListenerGrant); `refusal` is written to a connection
   // refused beyond that.
+  // `tls`: the listener's TLS (service/net/tls.h), null for plain text.
   Listener(boost::asio::io_context& ioc, ServerContext& ctx, const std::string& host, int port, StartFn start,
-           int limit, int reserve, const char* refusal);
+           int limit, int reserve, const char* refusal, std::shared_ptr<TlsServer> tls = nullptr);
   boost::asio::ip::tcp::endpoint local() const { return acceptor_.local_endpoint(); }
   void run() { do_accept(); }
   void close();
@@ -39,6 +43,7 @@ class Listener : public std::enable_shared_from_this<Listener> {
   boost::asio::ip::tcp::acceptor acceptor_;
   ServerContext& ctx_;
   StartFn start_;
+  std::shared_ptr<TlsServer> tls_;
   int limit_, reserve_;
   std::shared_ptr<std::atomic<int>> count_ = std::make_shared<std::atomic<int>>(0);
   const char* refusal_;

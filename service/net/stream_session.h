@@ -5,7 +5,9 @@
 //   do_read()       read the next request or chunk unless read_done_ (or paused)
 //                   (line streams: read_chunk(), which calls on_read(ec, n)),
 //   maybe_finish()  close once read_done_ and everything accepted is answered.
-// Everything runs on the connection's strand; nothing here blocks.
+// Everything runs on the connection's strand; nothing here blocks. On a TLS
+// listener the handshake comes first, bounded by tls_handshake_timeout_ms; a
+// failed one is counted and closes the connection before any read.
 #pragma once
 
 #include <chrono>
@@ -18,7 +20,9 @@
 #include <boost/asio/post.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
 
+#include "service/net/any_stream.h"
 #include "service/net/server_context.h"
+#include "service/net/tls.h"
 
 namespace logsift {
 
@@ -27,11 +31,17 @@ class StreamSession : public Session, public std::enable_shared_from_this<Derive
  public:
   using tcp = boost::asio::ip::tcp;
 
-  StreamSession(tcp::socket&& socket, ServerContext& ctx, ListenerGrant grant)
-      : stream_(std::move(socket)), ctx_(ctx), slot_(ctx, std::move(grant)) {}
+  StreamSession(tcp::socket&& socket, ServerContext& ctx, ListenerGrant grant, std::shared_ptr<TlsServer> tls)
+      : stream_(tls ? AnyStream(std::move(socket), tls->context()) : AnyStream(std::move(socket))),
+        ctx_(ctx),
+        slot_(ctx, std::move(grant)),
+        tls_(std::move(tls)) {}
 
   void start() {
-    boost::asio::dispatch(stream_.get_executor(), [self = this->shared_from_this()] { self->do_read(); });
+    boost::asio::dispatch(stream_.get_executor(), [self = this->shared_from_this()] {
+      if (self->tls_) return self->handshake();
+      self->do_read();
+    });
   }
 
   // Stop reading (a pending read completes at once); what was accepted still
@@ -65,19 +75,46 @@ class StreamSession : public Session, public std::enable_shared_from_this<Derive
     stream_.socket().close(ignored_);
   }
 
-  boost::beast::tcp_stream stream_;
+  AnyStream stream_;
   ServerContext& ctx_;
   ConnectionSlot slot_;
+  std::shared_ptr<TlsServer> tls_;  // null: plain text
   bool reading_ = false;    // a read is in flight
   bool read_done_ = false;  // no more reads: end of stream, an error, a timeout or a drain
   boost::beast::error_code ignored_;
+
+ private:
+  // A handshake holds a connection slot and no thread; the timeout frees the
+  // slot of a peer that never finishes one.
+  void handshake() {
+    reading_ = true;  // a drain meanwhile shuts the receive side, which ends the handshake
+    stream_.expires_after(std::chrono::milliseconds(ctx_.config.tls_handshake_timeout_ms));
+    stream_.tls_layer().async_handshake(boost::asio::ssl::stream_base::server,
+                                        [self = this->shared_from_this()](boost::beast::error_code ec) {
+                                          self->reading_ = false;
+                                          if (ec || self->read_done_) {
+                                            if (ec) self->tls_->handshake_failed(ec, self->peer());
+                                            self->read_done_ = true;
+                                            return self->close();
+                                          }
+                                          self->tls_->handshake_done();
+                                          self->do_read();
+                                        });
+  }
+
+  std::string peer() {
+    boost::beast::error_code ec;
+    const auto ep = stream_.socket().remote_endpoint(ec);
+    return ec ? std::string("?") : ep.address().to_string() + ":" + std::to_string(ep.port());
+  }
 };
 
 // Makes a session of type S for an accepted socket, registers it for the
 // drain at shutdown and starts it.
 template <class S>
-void start_session(boost::asio::ip::tcp::socket socket, ServerContext& ctx, ListenerGrant grant) {
-  auto s = std::make_shared<S>(std::move(socket), ctx, std::move(grant));
+void start_session(boost::asio::ip::tcp::socket socket, ServerContext& ctx, ListenerGrant grant,
+                   std::shared_ptr<TlsServer> tls) {
+  auto s = std::make_shared<S>(std::move(socket), ctx, std::move(grant), std::move(tls));
   ctx.track(s);
   s->start();
 }

@@ -46,8 +46,8 @@ class SyslogSession : public StreamSession<SyslogSession> {
   friend class StreamSession<SyslogSession>;  // calls on_read
 
  public:
-  SyslogSession(tcp::socket&& socket, ServerContext& ctx, ListenerGrant grant)
-      : StreamSession(std::move(socket), ctx, std::move(grant)),
+  SyslogSession(tcp::socket&& socket, ServerContext& ctx, ListenerGrant grant, std::shared_ptr<TlsServer> tls)
+      : StreamSession(std::move(socket), ctx, std::move(grant), std::move(tls)),
         framer_(static_cast<size_t>(ctx.config.max_line_bytes) + kHeaderAllowance) {
     beast::error_code ec;
     auto ep = stream_.socket().remote_endpoint(ec);
@@ -236,9 +236,9 @@ class SyslogSession : public StreamSession<SyslogSession> {
 
 }  // namespace
 
-void start_syslog_session(tcp::socket socket, ServerContext& ctx, ListenerGrant grant) {
+void start_syslog_session(tcp::socket socket, ServerContext& ctx, ListenerGrant grant, std::shared_ptr<TlsServer> tls) {
   metrics().syslog_connections_total.inc();
-  start_session<SyslogSession>(std::move(socket), ctx, std::move(grant));
+  start_session<SyslogSession>(std::move(socket), ctx, std::move(grant), std::move(tls));
 }
 
 }  // namespace logsift

@@ -8,7 +8,11 @@
 // connection goes on. Backpressure as on the TCP listener: with
 // tcp_max_inflight_batches batches in the pipeline the connection stops
 // reading, so a slow pipeline pushes back through TCP flow control.
+// The syslog_tls_port listener is the same over TLS (RFC 5425: octet-counted
+// frames, which the framing detection takes).
 #pragma once
+
+#include <memory>
 
 #include <boost/asio/ip/tcp.hpp>
 
@@ -16,6 +20,8 @@
 
 namespace logsift {
 
-void start_syslog_session(boost::asio::ip::tcp::socket socket, ServerContext& ctx, ListenerGrant grant);
+class TlsServer;
+void start_syslog_session(boost::asio::ip::tcp::socket socket, ServerContext& ctx, ListenerGrant grant,
+                          std::shared_ptr<TlsServer> tls);
 
 }  // namespace logsift

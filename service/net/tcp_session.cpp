@@ -65,7 +65,7 @@ class TcpSession : public StreamSession<TcpSession> {
       read_done_ = true;
       if (ec == beast::error::timeout) spdlog::debug("tcp: idle timeout");
       // A partial last line without '\n' at EOF is still a line.
-      if (ec == net::error::eof || ec == beast::error::timeout) {
+      if (is_end_of_stream(ec) || ec == beast::error::timeout) {
         if (auto last = framer_.finish()) {
           auto batch = std::make_unique<Batch>();
           now_ = now_ms();
@@ -217,9 +217,9 @@ class TcpSession : public StreamSession<TcpSession> {
 
 }  // namespace
 
-void start_tcp_session(tcp::socket socket, ServerContext& ctx, ListenerGrant grant) {
+void start_tcp_session(tcp::socket socket, ServerContext& ctx, ListenerGrant grant, std::shared_ptr<TlsServer> tls) {
   metrics().tcp_connections_total.inc();
-  start_session<TcpSession>(std::move(socket), ctx, std::move(grant));
+  start_session<TcpSession>(std::move(socket), ctx, std::move(grant), std::move(tls));
 }
 
 }  // namespace logsift

@@ -5,12 +5,16 @@
 // so a slow pipeline pushes back through TCP flow control to the shipper.
 #pragma once
 
+#include <memory>
+
 #include <boost/asio/ip/tcp.hpp>
 
 #include "service/net/server_context.h"
 
 namespace logsift {
 
-void start_tcp_session(boost::asio::ip::tcp::socket socket, ServerContext& ctx, ListenerGrant grant);
+class TlsServer;
+void start_tcp_session(boost::asio::ip::tcp::socket socket, ServerContext& ctx, ListenerGrant grant,
+        std::shared_ptr<TlsServer> tls);
 
 }  // namespace logsift

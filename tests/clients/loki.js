@@ -1,5 +1,7 @@
 // winston-loki, the Loki transport of winston, pushing to logsift's
 // /loki/api/v1/push. Usage: node loki.js proto|json PORT COUNT
+// (LOGSIFT_BASE_URL, e.g. https://localhost:PORT, replaces http://127.0.0.1:PORT;
+// NODE_EXTRA_CA_CERTS names the CA that signed its certificate)
 // Logs COUNT "user N logged in" lines (info) and COUNT/4 "payment failed"
 // lines (error) with stream labels app=checkout host=web-1, flushes, and
 // exits 0, or 1 as soon as a push fails.
@@ -9,7 +11,7 @@ const LokiTransport = require('winston-loki');
 const [mode, port, countArg] = process.argv.slice(2);
 const count = Number(countArg || 10);
 const transport = new LokiTransport({
-  host: `http://127.0.0.1:${port}`,
+  host: `${process.env.LOGSIFT_BASE_URL || `http://127.0.0.1:${port}`}`,
   json: mode === 'json',
   batching: true,
   interval: 0.2,

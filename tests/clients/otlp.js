@@ -1,5 +1,7 @@
 // The OpenTelemetry JS logs SDK with its OTLP/HTTP exporter (protobuf or
 // JSON), exporting to logsift's /v1/logs. Usage: node otlp.js proto|json PORT COUNT
+// (LOGSIFT_BASE_URL, e.g. https://localhost:PORT, replaces http://127.0.0.1:PORT;
+// NODE_EXTRA_CA_CERTS names the CA that signed its certificate)
 // Emits COUNT "user N logged in" records (INFO) and COUNT/4 "payment failed"
 // records (ERROR) from service.name=checkout, flushes, and exits 0 only if
 // every export reported SUCCESS.
@@ -11,7 +13,7 @@ const [mode, port, countArg] = process.argv.slice(2);
 const count = Number(countArg || 10);
 const { OTLPLogExporter } = require(mode === 'proto' ? '@opentelemetry/exporter-logs-otlp-proto'
                                                       : '@opentelemetry/exporter-logs-otlp-http');
-const exporter = new OTLPLogExporter({ url: `http://127.0.0.1:${port}/v1/logs` });
+const exporter = new OTLPLogExporter({ url: `${process.env.LOGSIFT_BASE_URL || `http://127.0.0.1:${port}`}/v1/logs` });
 let calls = 0, failures = 0;
 const exportOnce = exporter.export.bind(exporter);
 exporter.export = (records, done) => exportOnce(records, (result) => {

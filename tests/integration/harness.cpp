@@ -392,7 +392,7 @@ ServerProcess::~ServerProcess() {
   reader_ = std::thread([this] { reader_loop(); });
 
   static const std::regex kListening(
-      R"(listening http=(\S+):([0-9]+) tcp=(\S+):([0-9]+)(?: syslog=(\S+):([0-9]+))?)");
+      R"(listening http=(\S+):([0-9]+) tcp=(\S+):([0-9]+)(?: syslog=(\S+):([0-9]+))?(?: syslog_tls=(\S+):([0-9]+))?)");
   auto deadline = Clock::now() + options_.startup_timeout;
   std::unique_lock<std::mutex> lock(mutex_);
   std::size_t scanned_lines_end = 0;
@@ -407,6 +407,7 @@ ServerProcess::~ServerProcess() {
         http_port_ = std::stoi(m[2].str());
         tcp_port_ = std::stoi(m[4].str());
         syslog_port_ = m[6].matched ? std::stoi(m[6].str()) : 0;
+        syslog_tls_port_ = m[8].matched ? std::stoi(m[8].str()) : 0;
         if (http_port_ <= 0 || http_port_ > 65535 || tcp_port_ <= 0 || tcp_port_ > 65535) {
           return ::testing::AssertionFailure() << "bad ports in listening line: " << line;
         }

@@ -109,6 +109,7 @@ class ServerProcess {
   int http_port() const { return http_port_; }
   int tcp_port() const { return tcp_port_; }
   int syslog_port() const { return syslog_port_; }  // 0: no syslog listener
+  int syslog_tls_port() const { return syslog_tls_port_; }  // 0: no TLS syslog listener
   pid_t pid() const { return pid_; }
   const std::string& data_dir() const { return data_dir_; }
 
@@ -131,6 +132,7 @@ class ServerProcess {
   int http_port_ = 0;
   int tcp_port_ = 0;
   int syslog_port_ = 0;
+  int syslog_tls_port_ = 0;
   std::optional<ProcessExit> exit_;
 
   mutable std::mutex mutex_;
