@@ -20,6 +20,12 @@
 //     (server started with --tcp-replies false) the connection is half-closed
 //     after the last line and the clock stops when the server closes it, i.e.
 //     after it finished every line. Prints lines/s over all connections.
+//
+//   Both modes: --tls CAFILE speaks TLS (verifying the server's certificate
+//   for "localhost" against CAFILE), --tls-cert F --tls-key K adds a client
+//   certificate. Connections are long-lived (HTTP keep-alive, one TCP stream
+//   each), so a handshake is paid once per connection, as a shipper does;
+//   RESULT says how many handshakes resumed a session.
 #include <algorithm>
 #include <array>
 #include <chrono>
@@ -33,6 +39,7 @@
 #include <vector>
 
 #include <boost/asio.hpp>
+#include <boost/asio/ssl.hpp>
 
 namespace net = boost::asio;
 using tcp = net::ip::tcp;
@@ -52,6 +59,7 @@ struct Options {
   int repeat = 1;
   bool replies = true;
   size_t max_lines = 0;
+  std::string tls_ca, tls_cert, tls_key;
 };
 
 [[noreturn]] void usage(const char* why) {
@@ -79,6 +87,9 @@ Options parse(int argc, char** argv) {
     else if (a == "--repeat") o.repeat = std::stoi(val());
     else if (a == "--no-replies") o.replies = false;
     else if (a == "--max-lines") o.max_lines = std::stoul(val());
+    else if (a == "--tls") o.tls_ca = val();
+    else if (a == "--tls-cert") o.tls_cert = val();
+    else if (a == "--tls-key") o.tls_key = val();
     else usage(("unknown option " + a).c_str());
   }
   if (o.port <= 0) usage("--port is required");
@@ -160,6 +171,71 @@ std::string request_for(const std::vector<std::string>& lines, size_t first, int
 }
 
 // ---------------------------------------------------------------------------
+// A connection's stream: plain TCP, or TLS over it (--tls).
+
+namespace ssl = net::ssl;
+
+std::unique_ptr<ssl::context> make_tls(const Options& o) {
+  if (o.tls_ca.empty()) return nullptr;
+  auto ctx = std::make_unique<ssl::context>(ssl::context::tls_client);
+  ctx->load_verify_file(o.tls_ca);
+  ctx->set_verify_mode(ssl::verify_peer);
+  if (!o.tls_cert.empty()) {
+    ctx->use_certificate_chain_file(o.tls_cert);
+    ctx->use_private_key_file(o.tls_key, ssl::context::pem);
+  }
+  return ctx;
+}
+
+uint64_t g_handshakes = 0, g_resumed = 0;  // one io thread: no atomics needed
+
+class Link {
+ public:
+  using executor_type = tcp::socket::executor_type;
+  Link(net::io_context& ioc, ssl::context* ctx) : sock_(ioc) {
+    if (ctx) tls_ = std::make_unique<ssl::stream<tcp::socket&>>(sock_, *ctx);
+  }
+  executor_type get_executor() { return sock_.get_executor(); }
+  tcp::socket& socket() { return sock_; }
+
+  // Connects, then (TLS) handshakes; h(ec).
+  template <class H>
+  void connect(tcp::endpoint ep, H h) {
+    sock_.async_connect(ep, [this, h](boost::system::error_code ec) mutable {
+      if (!ec) sock_.set_option(tcp::no_delay(true));
+      if (ec || !tls_) return h(ec);
+      SSL_set_tlsext_host_name(tls_->native_handle(), "localhost");
+      tls_->set_verify_callback(ssl::host_name_verification("localhost"));
+      tls_->async_handshake(ssl::stream_base::client, [this, h](boost::system::error_code hec) mutable {
+        if (!hec) {
+          ++g_handshakes;
+          if (SSL_session_reused(tls_->native_handle())) ++g_resumed;
+        }
+        h(hec);
+      });
+    });
+  }
+  template <class B, class H>
+  void async_read_some(const B& b, H&& h) {
+    if (tls_)
+      tls_->async_read_some(b, std::forward<H>(h));
+    else
+      sock_.async_read_some(b, std::forward<H>(h));
+  }
+  template <class B, class H>
+  void async_write_some(const B& b, H&& h) {
+    if (tls_)
+      tls_->async_write_some(b, std::forward<H>(h));
+    else
+      sock_.async_write_some(b, std::forward<H>(h));
+  }
+
+ private:
+  tcp::socket sock_;
+  std::unique_ptr<ssl::stream<tcp::socket&>> tls_;
+};
+
+// ---------------------------------------------------------------------------
 // HTTP open loop
 
 struct HttpStats {
@@ -169,19 +245,18 @@ struct HttpStats {
 
 class HttpConn : public std::enable_shared_from_this<HttpConn> {
  public:
-  HttpConn(net::io_context& ioc, const Options& o, const std::vector<std::string>& lines, int index, Clock::time_point t0,
-           Clock::time_point end, HttpStats& stats, bool record)
-      : sock_(ioc), timer_(ioc), o_(o), lines_(lines), index_(index), t0_(t0), end_(end), stats_(stats),
+  HttpConn(net::io_context& ioc, ssl::context* tls, const Options& o, const std::vector<std::string>& lines, int index,
+           Clock::time_point t0, Clock::time_point end, HttpStats& stats, bool record)
+      : sock_(ioc, tls), timer_(ioc), o_(o), lines_(lines), index_(index), t0_(t0), end_(end), stats_(stats),
         record_(record) {}
 
   void start(tcp::endpoint ep) {
-    sock_.async_connect(ep, [self = shared_from_this()](boost::system::error_code ec) {
+    sock_.connect(ep, [self = shared_from_this()](boost::system::error_code ec) {
       if (ec) {
         std::fprintf(stderr, "loadgen: connect: %s\n", ec.message().c_str());
         ++self->stats_.errors;
         return;
       }
-      self->sock_.set_option(tcp::no_delay(true));
       self->schedule();
     });
   }
@@ -258,7 +333,7 @@ class HttpConn : public std::enable_shared_from_this<HttpConn> {
     std::fprintf(stderr, "loadgen: connection %d: %s\n", index_, ec.message().c_str());
   }
 
-  tcp::socket sock_;
+  Link sock_;
   net::steady_timer timer_;
   const Options& o_;
   const std::vector<std::string>& lines_;
@@ -282,6 +357,7 @@ double pct(std::vector<uint32_t>& v, double q) {
 int run_http(const Options& o) {
   auto lines = load_lines(o);
   net::io_context ioc;
+  auto tls = make_tls(o);
   tcp::endpoint ep(net::ip::make_address("127.0.0.1"), static_cast<unsigned short>(o.port));
   if (o.warmup_pass) {  // every distinct line once, closed loop
     HttpStats warm;
@@ -289,7 +365,7 @@ int run_http(const Options& o) {
     wo.batch = 1;
     size_t per = (lines.size() + o.connections - 1) / o.connections;
     for (int c = 0; c < o.connections; ++c) {
-      auto conn = std::make_shared<HttpConn>(ioc, wo, lines, c, Clock::now(), Clock::now(), warm, false);
+      auto conn = std::make_shared<HttpConn>(ioc, tls.get(), wo, lines, c, Clock::now(), Clock::now(), warm, false);
       conn->set_fixed(per);
       conn->start(ep);
     }
@@ -303,7 +379,7 @@ int run_http(const Options& o) {
   auto t0 = Clock::now() + std::chrono::milliseconds(200);  // connections open first
   auto end = t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(o.duration));
   for (int c = 0; c < o.connections; ++c)
-    std::make_shared<HttpConn>(ioc, o, lines, c, t0, end, stats, true)->start(ep);
+    std::make_shared<HttpConn>(ioc, tls.get(), o, lines, c, t0, end, stats, true)->start(ep);
   ioc.run();
   double wall = std::chrono::duration<double>(Clock::now() - t0).count();
   auto& v = stats.latency_us;
@@ -311,10 +387,11 @@ int run_http(const Options& o) {
   double mx = v.empty() ? 0 : *std::max_element(v.begin(), v.end());
   std::printf(
       "RESULT http connections=%d batch=%d target_rate=%.0f achieved_rate=%.0f lines_per_s=%.0f sent=%llu ok=%llu "
-      "errors=%llu p50_us=%.0f p90_us=%.0f p99_us=%.0f p999_us=%.0f max_us=%.0f\n",
+      "errors=%llu p50_us=%.0f p90_us=%.0f p99_us=%.0f p999_us=%.0f max_us=%.0f tls=%s handshakes=%llu resumed=%llu\n",
       o.connections, o.batch, o.rate, static_cast<double>(stats.ok) / wall,
       static_cast<double>(stats.ok) * o.batch / wall, (unsigned long long)stats.sent, (unsigned long long)stats.ok,
-      (unsigned long long)stats.errors, p50, p90, p99, p999, mx);
+      (unsigned long long)stats.errors, p50, p90, p99, p999, mx, tls ? "yes" : "no", (unsigned long long)g_handshakes,
+      (unsigned long long)g_resumed);
   return stats.errors ? 1 : 0;
 }
 
@@ -322,11 +399,11 @@ int run_http(const Options& o) {
 // TCP streaming
 
 struct TcpConn : std::enable_shared_from_this<TcpConn> {
-  TcpConn(net::io_context& ioc, const Options& o, const std::string& payload, uint64_t lines)
-      : sock(ioc), o(o), payload(payload), expect(lines) {}
+  TcpConn(net::io_context& ioc, ssl::context* tls, const Options& o, const std::string& payload, uint64_t lines)
+      : sock(ioc, tls), o(o), payload(payload), expect(lines) {}
 
   void start(tcp::endpoint ep) {
-    sock.async_connect(ep, [self = shared_from_this()](boost::system::error_code ec) {
+    sock.connect(ep, [self = shared_from_this()](boost::system::error_code ec) {
       if (ec) return self->fail("connect", ec);
       self->do_write();
       self->do_read();
@@ -335,7 +412,7 @@ struct TcpConn : std::enable_shared_from_this<TcpConn> {
 
   void do_write() {
     if (written == o.repeat) {
-      if (!o.replies) sock.shutdown(tcp::socket::shutdown_send);
+      if (!o.replies) sock.socket().shutdown(tcp::socket::shutdown_send);
       return;
     }
     net::async_write(sock, net::buffer(payload), [self = shared_from_this()](boost::system::error_code ec, size_t) {
@@ -348,7 +425,7 @@ struct TcpConn : std::enable_shared_from_this<TcpConn> {
   void do_read() {
     sock.async_read_some(net::buffer(rbuf), [self = shared_from_this()](boost::system::error_code ec, size_t n) {
       if (ec) {
-        if (ec == net::error::eof) {
+        if (ec == net::error::eof || ec == ssl::error::stream_truncated) {
           self->done = Clock::now();
           self->finished = true;
           return;
@@ -360,7 +437,7 @@ struct TcpConn : std::enable_shared_from_this<TcpConn> {
       if (self->o.replies && self->replies >= self->expect) {
         self->done = Clock::now();
         self->finished = true;
-        self->sock.close();
+        self->sock.socket().close();
         return;
       }
       self->do_read();
@@ -385,7 +462,7 @@ struct TcpConn : std::enable_shared_from_this<TcpConn> {
     failed = true;
   }
 
-  tcp::socket sock;
+  Link sock;
   const Options& o;
   const std::string& payload;
   uint64_t expect;
@@ -406,11 +483,12 @@ int run_tcp(const Options& o) {
   }
   const uint64_t per_conn = static_cast<uint64_t>(lines.size()) * static_cast<uint64_t>(o.repeat);
   net::io_context ioc;
+  auto tls = make_tls(o);
   tcp::endpoint ep(net::ip::make_address("127.0.0.1"), static_cast<unsigned short>(o.port));
   std::vector<std::shared_ptr<TcpConn>> conns;
   auto t0 = Clock::now();
   for (int c = 0; c < o.connections; ++c) {
-    conns.push_back(std::make_shared<TcpConn>(ioc, o, payload, per_conn));
+    conns.push_back(std::make_shared<TcpConn>(ioc, tls.get(), o, payload, per_conn));
     conns.back()->start(ep);
   }
   ioc.run();
@@ -426,10 +504,10 @@ int run_tcp(const Options& o) {
   double wall = std::chrono::duration<double>(last - t0).count();
   uint64_t total = per_conn * static_cast<uint64_t>(o.connections);
   std::printf("RESULT tcp connections=%d replies=%s lines=%llu wall_s=%.3f lines_per_s=%.0f reply_lines=%llu "
-              "error_replies=%llu complete=%s\n",
+              "error_replies=%llu complete=%s tls=%s handshakes=%llu\n",
               o.connections, o.replies ? "yes" : "no", (unsigned long long)total, wall,
               static_cast<double>(total) / wall, (unsigned long long)replies, (unsigned long long)errors,
-              ok ? "yes" : "no");
+              ok ? "yes" : "no", tls ? "yes" : "no", (unsigned long long)g_handshakes);
   return ok && (!o.replies || replies == total) ? 0 : 1;
 }
 
