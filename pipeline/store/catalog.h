@@ -90,7 +90,7 @@ class SqliteCatalog final : public Catalog {
   std::string path_;
   int max_examples_;
   std::unique_ptr<sqlite::Db> writer_, reader_;
-  std::unique_ptr<sqlite::Stmt> upsert_, example_;  // prepared once, reused by apply()
+  std::unique_ptr<sqlite::Stmt> count_, update_, insert_, example_;  // prepared once, reused by apply()
   std::unique_ptr<sqlite::PreparedTransactions> tx_;
   std::mutex reader_mu_;
   std::unique_ptr<sqlite::Db> curation_db_;  // under curation_mu_
