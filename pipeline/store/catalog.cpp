@@ -222,6 +222,19 @@ Status SqliteCatalog::apply(const std::vector<ClusterUpdate>& updates, std::vect
   try {
     for (size_t i = 0; i < updates.size(); ++i) {
       const auto& u = updates[i];
+      // A cluster with all its examples stored is neither new nor owed an
+      // example: one UPDATE (the count lookup is skipped), unless the row
+      // went away behind this cache (a migration's rewrite), which the
+      // change count shows.
+      if (u.examples.empty() && saturated_.count(u.cluster_id)) {
+        Stmt& up = *update_;
+        up.reset();
+        up.bind(1, as_i64(u.cluster_id)).bind(2, static_cast<int64_t>(u.count)).bind(3, u.last_ms);
+        up.step();
+        up.reset();
+        if (sqlite3_changes(writer_->get()) == 1) continue;
+        saturated_.erase(u.cluster_id);
+      }
       count.reset();
       count.bind(1, as_i64(u.cluster_id));
       const bool known = count.step();
@@ -242,6 +255,10 @@ Status SqliteCatalog::apply(const std::vector<ClusterUpdate>& updates, std::vect
       write.step();
       write.reset();
       is_new[i] = before == 0;
+      if (before + static_cast<int64_t>(u.count) >= max_examples_) {
+        if (saturated_.size() >= 1000000) saturated_.clear();  // bounded: forgetting costs one lookup again
+        saturated_.insert(u.cluster_id);
+      }
       // Keep the first max_examples lines of the cluster's life.
       for (size_t e = 0; e < u.examples.size() && before + static_cast<int64_t>(e) < max_examples_; ++e) {
         example.reset();

@@ -15,6 +15,7 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <unordered_set>
 #include <vector>
 
 #include "pipeline/store/catalog_store.h"
@@ -91,6 +92,9 @@ class SqliteCatalog final : public Catalog {
   int max_examples_;
   std::unique_ptr<sqlite::Db> writer_, reader_;
   std::unique_ptr<sqlite::Stmt> count_, update_, insert_, example_;  // prepared once, reused by apply()
+  // Clusters known to exist with max_examples examples stored (the writer's
+  // thread only): their updates skip the count lookup.
+  std::unordered_set<uint64_t> saturated_;
   std::unique_ptr<sqlite::PreparedTransactions> tx_;
   std::mutex reader_mu_;
   std::unique_ptr<sqlite::Db> curation_db_;  // under curation_mu_
