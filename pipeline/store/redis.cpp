@@ -274,6 +274,15 @@ void check_reply(const Reply& r, std::string_view who, std::string_view what) {
     throw std::runtime_error(std::string(who) + ": " + std::string(what) + ": " + r.str);
 }
 
+bool transient_error(std::string_view error) {
+  for (std::string_view prefix : {"LOADING", "BUSY", "MASTERDOWN", "READONLY", "TRYAGAIN", "CLUSTERDOWN", "OOM",
+                                  "NOREPLICAS", "EXECABORT"})
+    if (error.substr(0, prefix.size()) == prefix &&
+        (error.size() == prefix.size() || error[prefix.size()] == ' '))
+      return true;
+  return false;
+}
+
 int64_t to_int(std::string_view text) {
   int64_t v = 0;
   std::from_chars(text.data(), text.data() + text.size(), v);

@@ -51,6 +51,10 @@ struct Options {
 // error>"). The stores expect no error reply (a wrong type, a script error):
 // one fails the whole call.
 void check_reply(const Reply& r, std::string_view who, std::string_view what);
+// An error reply that means Redis cannot serve now and refused the command
+// (LOADING, BUSY, MASTERDOWN, READONLY, TRYAGAIN, CLUSTERDOWN, OOM,
+// NOREPLICAS, EXECABORT): the store is unavailable, not broken.
+bool transient_error(std::string_view error);
 // A reply's decimal text as a number; 0 when it is not one.
 int64_t to_int(std::string_view text);
 

@@ -1,6 +1,8 @@
 #include "pipeline/store/redis_catalog.h"
 
 #include <algorithm>
+#include <chrono>
+#include <thread>
 #include <map>
 #include <cctype>
 #include <random>
@@ -113,6 +115,15 @@ std::vector<Reply> RedisCatalog::call(redis::Connection& c, const std::vector<st
   // broken write did.
   try {
     auto r = &c == &reader_ ? c.pipeline_repeatable(cmds) : c.pipeline(cmds);
+    // A Redis that answers but cannot serve (loading its data after a
+    // restart, a script busy, a read-only replica, out of memory) refused
+    // every write of the round trip: the store is unavailable (503, readiness
+    // down), as when it does not answer, not an internal error.
+    for (const Reply& reply : r)
+      if (reply.is_error() && redis::transient_error(reply.str)) {
+        c.close();  // the next call starts clean (script, client id)
+        throw redis::Error("redis answers " + reply.str.substr(0, 80));
+      }
     down_.store(false);
     return r;
   } catch (const redis::Error& e) {
@@ -132,7 +143,10 @@ Status RedisCatalog::send(const std::vector<ClusterUpdate>& updates, std::vector
   // A new connection (the first, or after a failure: maybe a restarted,
   // empty Redis) loads the script first, in the same round trip.
   const bool load = !writer_.connected();
-  if (load) cmds.push_back({"SCRIPT", "LOAD", kApplyScript});
+  if (load) {
+    cmds.push_back({"SCRIPT", "LOAD", kApplyScript});
+    cmds.push_back({"CLIENT", "ID"});
+  }
   // One transaction per group: a round trip cut off before EXEC ran changes
   // nothing; the marker tells whether one cut off after it did.
   cmds.push_back({"MULTI"});
@@ -167,7 +181,10 @@ Status RedisCatalog::send(const std::vector<ClusterUpdate>& updates, std::vector
   cmds.push_back({"SET", marker_, std::to_string(seq), "EX", "86400"});
   cmds.push_back({"EXEC"});
   auto all = call(writer_, cmds);
-  if (load) check(all.front(), "SCRIPT LOAD");
+  if (load) {
+    check(all.front(), "SCRIPT LOAD");
+    writer_client_id_ = all[1].integer;
+  }
   const Reply& exec = all.back();
   check(exec, "EXEC");
   if (exec.type != Reply::Type::kArray || exec.elements.size() != updates.size() + 1)
@@ -184,7 +201,7 @@ Status RedisCatalog::send(const std::vector<ClusterUpdate>& updates, std::vector
     script_sha_ = loaded.str;
     std::vector<std::vector<std::string>> again;
     for (size_t i : noscript) {
-      auto& cmd = cmds[i + (load ? 2 : 1)];
+      auto& cmd = cmds[i + (load ? 3 : 1)];
       cmd[1] = script_sha_;
       again.push_back(cmd);
     }
@@ -214,13 +231,7 @@ Status RedisCatalog::send(const std::vector<ClusterUpdate>& updates, std::vector
 Status RedisCatalog::apply(const std::vector<ClusterUpdate>& updates, std::vector<bool>* created) {
   created->assign(updates.size(), false);
   unchecked_ = false;
-  if (max_buffer_bytes_ == 0) {  // no buffer: a failure fails the lines at once
-    try {
-      return send(updates, created);
-    } catch (const redis::Error& e) {
-      return e.status();
-    }
-  }
+  if (max_buffer_bytes_ == 0) return apply_unbuffered(updates, created);
   if (settle()) {
     try {
       return send(updates, created);  // refused (another contract): certainly not written, not buffered
@@ -244,6 +255,79 @@ Status RedisCatalog::apply(const std::vector<ClusterUpdate>& updates, std::vecto
   Status st = buffer(updates);  // kUnavailable when full
   unchecked_ = st.ok();
   return st;
+}
+
+// No buffer: a line is acknowledged only once written, and refused only when
+// certainly not written. A group whose round trip broke may have run; it is
+// held (the state stage waits, new lines queue and then meet the overload
+// limit, readiness is down) until the marker says, for at most kHoldNs.
+// Past that it is refused and resolved before the next write; only a write
+// that Redis runs after such a hold can count refused lines.
+Status RedisCatalog::apply_unbuffered(const std::vector<ClusterUpdate>& updates, std::vector<bool>* created) {
+  constexpr int64_t kHoldNs = 30'000'000'000;
+  if (uncertain_) {
+    std::vector<bool> ignored;
+    if (resolve_uncertain(&ignored) < 0) return redis::Error("a previous write's outcome is unknown").status();
+  }
+  try {
+    return send(updates, created);
+  } catch (const redis::Error& e) {
+    uncertain_ = updates;
+    uncertain_seq_ = sent_seq_;
+    const int64_t deadline = mono_ns() + kHoldNs;
+    for (;;) {
+      const int got = resolve_uncertain(created);
+      if (got == 1) return {};
+      if (got == 0) {
+        created->assign(updates.size(), false);
+        return e.status();  // certainly not written: refused
+      }
+      if (mono_ns() >= deadline) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    created->assign(updates.size(), false);
+    spdlog::error("catalog: a write's outcome is still unknown after {} s of Redis not answering: its lines are "
+                  "refused (if Redis runs it later, they are counted)",
+                  kHoldNs / 1'000'000'000);
+    return e.status();
+  }
+}
+
+int RedisCatalog::resolve_uncertain(std::vector<bool>* created) {
+  if (!uncertain_) return 0;
+  try {
+    std::vector<Reply> r;
+    {
+      // On the reader connection: the writer's may be the one holding the
+      // write. Killing that client discards it unless it already ran.
+      std::lock_guard lock(reader_mu_);
+      std::vector<std::vector<std::string>> cmds;
+      if (writer_client_id_ > 0) cmds.push_back({"CLIENT", "KILL", "ID", std::to_string(writer_client_id_)});
+      cmds.push_back({"GET", marker_});
+      std::vector<std::string> members = {"SMISMEMBER", key("pending")};
+      for (const auto& u : *uncertain_) members.push_back(lsh::format_id(u.cluster_id));
+      cmds.push_back(std::move(members));
+      r = call(reader_, cmds);
+    }
+    writer_.close();  // its client is gone (or going): the next write reconnects
+    writer_client_id_ = 0;
+    const Reply& m = r[r.size() - 2];
+    check(m, "GET marker");
+    const auto& ups = *uncertain_;
+    created->assign(ups.size(), false);
+    if (m.is_nil() || m.str != std::to_string(uncertain_seq_)) {
+      uncertain_.reset();
+      return 0;
+    }
+    const Reply& members = r.back();
+    check(members, "SMISMEMBER");
+    for (size_t i = 0; i < ups.size() && i < members.elements.size(); ++i) (*created)[i] = members.elements[i].integer == 1;
+    uncertain_.reset();
+    return 1;
+  } catch (const std::exception& e) {
+    spdlog::debug("catalog: resolving an uncertain write: {}", e.what());
+    return -1;
+  }
 }
 
 size_t RedisCatalog::update_bytes(const ClusterUpdate& u) {
@@ -303,22 +387,20 @@ bool RedisCatalog::settle() {
   next_try_ns_ = now + 200'000'000;
   try {
     if (uncertain_) {
-      Reply r = call(writer_, {{"GET", marker_}}).front();
-      check(r, "GET marker");
-      if (!r.is_nil() && r.str == std::to_string(uncertain_seq_)) {
-        // It ran. Which of its clusters did it create? Those still in the
-        // shared pending set (another replica's are there too: raising
-        // theirs again is harmless, their alert ids are derived).
-        std::vector<std::string> cmd = {"SMISMEMBER", key("pending")};
-        for (const auto& u : *uncertain_) cmd.push_back(lsh::format_id(u.cluster_id));
-        Reply m = call(writer_, {cmd}).front();
-        check(m, "SMISMEMBER");
-        for (size_t i = 0; i < uncertain_->size() && i < m.elements.size(); ++i)
-          if (m.elements[i].integer == 1) created_.push_back(pending_of((*uncertain_)[i]));
+      // It ran: which of its clusters did it create? Those still in the
+      // shared pending set (another replica's are there too: raising theirs
+      // again is harmless, their alert ids are derived). It did not: it is
+      // written again with the buffer.
+      std::vector<ClusterUpdate> group = *uncertain_;
+      std::vector<bool> fresh;
+      const int got = resolve_uncertain(&fresh);
+      if (got < 0) return false;
+      if (got == 1) {
+        for (size_t i = 0; i < group.size(); ++i)
+          if (fresh[i]) created_.push_back(pending_of(group[i]));
       } else {
-        for (auto& u : *uncertain_) merge(std::move(u));
+        for (auto& u : group) merge(std::move(u));
       }
-      uncertain_.reset();
     }
     if (!buffer_.empty()) {
       std::vector<ClusterUpdate> group = std::move(buffer_);

@@ -126,6 +126,15 @@ class RedisCatalog final : public Catalog {
   // Writer thread only: the buffer of writes that wait for Redis.
   std::string marker_;  // P applied:<random>: the seq of this process's last group that ran
   uint64_t seq_ = 0, sent_seq_ = 0, uncertain_seq_ = 0;
+  // The writer connection's CLIENT ID in Redis (0: unknown). A write whose
+  // round trip broke may still sit unread in that connection: resolving it
+  // kills that client first, so the marker read after cannot change later.
+  int64_t writer_client_id_ = 0;
+  // The marker's answer for the uncertain group: 1 it ran, 0 it did not
+  // (and now never will), -1 Redis did not answer. On 1, *created says which
+  // of its clusters it created.
+  int resolve_uncertain(std::vector<bool>* created);
+  Status apply_unbuffered(const std::vector<ClusterUpdate>& updates, std::vector<bool>* created);
   bool unchecked_ = false;  // the last apply() buffered its writes
   std::optional<std::vector<ClusterUpdate>> uncertain_;  // a group whose round trip broke
   std::vector<ClusterUpdate> buffer_;                     // merged per cluster
