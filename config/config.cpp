@@ -194,7 +194,7 @@ const std::vector<KeyDesc>& key_table() {
       LS_INT(denoiser_cache_entries), LS_INT(denoiser_cache_bytes), LS_INT(denoiser_max_forward_tokens),
       LS_INT(line_cache_entries), LS_INT(line_cache_bytes), LS_INT(template_cache_entries),
       LS_INT(template_cache_bytes), LS_INT(lsh_bits),
-      LS_INT(lsh_seed), LS_INT(catalog_examples), LS_STR(series_windows), LS_INT(series_buckets),
+      LS_INT(lsh_seed), LS_INT(catalog_examples), LS_STR(catalog_sync), LS_STR(series_windows), LS_INT(series_buckets),
       LS_INT(aggregator_max_clusters), LS_INT(alert_cooldown_ms), LS_INT(alert_threshold),
       LS_INT(alert_threshold_window_ms), LS_DOUBLE(alert_spike_factor), LS_INT(alert_spike_min_count),
       LS_INT(alert_spike_window_ms), LS_INT(alert_max_examples), LS_INT(curation_max_metric_series), LS_STR(curation_file), LS_INT(delivery_timeout_ms),
@@ -353,6 +353,8 @@ void Config::validate() const {
   require_range("tcp_port", tcp_port, 0, 65535);
   require_range("syslog_port", syslog_port, -1, 65535);
   validate_tls();
+  if (catalog_sync != "normal" && catalog_sync != "full")
+    throw ConfigError("catalog_sync", "must be \"normal\" or \"full\"");
   if (structured_messages && message_key_list().empty())
     throw ConfigError("message_keys", "must name at least one key when structured_messages is on");
   if (http_host.empty()) throw ConfigError("http_host", "must not be empty");

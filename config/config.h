@@ -150,6 +150,7 @@ struct Config {
   uint64_t lsh_seed = 0;
 
   int catalog_examples = 0;
+  std::string catalog_sync = "normal";  // SQLite catalog commits: "normal" | "full" (fsynced)
 
   std::string series_windows;
   int series_buckets = 0;

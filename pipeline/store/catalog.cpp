@@ -58,7 +58,7 @@ std::pair<uint64_t, uint64_t> file_id(const std::string& path) {
 
 }  // namespace
 
-SqliteCatalog::SqliteCatalog(const std::string& data_dir, int max_examples)
+SqliteCatalog::SqliteCatalog(const std::string& data_dir, int max_examples, bool sync_full)
     : max_examples_(max_examples), data_dir_(data_dir) {
   std::error_code ec;
   std::filesystem::create_directories(data_dir, ec);
@@ -66,11 +66,12 @@ SqliteCatalog::SqliteCatalog(const std::string& data_dir, int max_examples)
   path_ = (std::filesystem::path(data_dir) / "catalog.sqlite").string();
   // Checked at open: a damaged catalog stops startup with the way out, instead
   // of failing every write (or answering known clusters as new) later.
-  writer_ = sqlite::open_checked(path_, "catalog", kIntegrityBudgetMs, [](sqlite::Db& db) {
+  writer_ = sqlite::open_checked(path_, "catalog", kIntegrityBudgetMs, [sync_full](sqlite::Db& db) {
     // WAL: readers never block the writer; synchronous=NORMAL: a committed
-    // batch survives a process crash (a power loss may lose the last few commits).
+    // batch survives a process crash (a power loss may lose the last few
+    // commits); FULL: it survives that too, for an fsync per group commit.
     db.exec("PRAGMA journal_mode=WAL");
-    db.exec("PRAGMA synchronous=NORMAL");
+    db.exec(sync_full ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL");
   });
   writer_->exec(
       "CREATE TABLE IF NOT EXISTS clusters("

@@ -39,7 +39,10 @@ class SqliteCatalog final : public Catalog {
   // How long the integrity check at open may take (PRAGMA quick_check reads
   // every page: about 1 s per GB here); past it the file opens unchecked.
   static constexpr int64_t kIntegrityBudgetMs = 20000;
-  SqliteCatalog(const std::string& data_dir, int max_examples);
+  // sync_full: PRAGMA synchronous=FULL (every commit fsynced: an acknowledged
+  // line survives a power loss or a failing filesystem) instead of NORMAL
+  // (it survives a process crash; the last commits before a power loss may go).
+  SqliteCatalog(const std::string& data_dir, int max_examples, bool sync_full = false);
   ~SqliteCatalog() override;
   SqliteCatalog(const SqliteCatalog&) = delete;
   SqliteCatalog& operator=(const SqliteCatalog&) = delete;

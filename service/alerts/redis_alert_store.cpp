@@ -205,7 +205,16 @@ std::vector<Subscription> RedisAlertStore::subscriptions() {
 
 std::optional<Subscription> RedisAlertStore::subscription(const std::string& id) {
   std::lock_guard lock(mu_);
-  return to_sub(call1({"HGET", key("subs"), id}));
+  auto s = to_sub(call1({"HGET", key("subs"), id}));
+  // One this replica knows but Redis does not: deleted by another replica,
+  // or Redis lost its data and the loss is not re-seeded yet. Checked now,
+  // not at the next pump, so that delivery never dead-letters the alerts of
+  // a subscription that is only missing for a moment.
+  if (!s && known_subs_.count(id)) {
+    check_marker_locked(now_ms(), /*force=*/true);
+    s = to_sub(call1({"HGET", key("subs"), id}));
+  }
+  return s;
 }
 
 bool RedisAlertStore::delete_subscription(const std::string& id) {

@@ -75,7 +75,8 @@ Stores open_stores(const Config& config) {
     s.alerts = std::make_unique<RedisAlertStore>(*s.redis, redis_options(config), config.redis_key_prefix,
                                                  config.redis_claim_idle_ms);
   } else {
-    s.catalog = std::make_unique<SqliteCatalog>(config.data_dir, config.catalog_examples);
+    s.catalog = std::make_unique<SqliteCatalog>(config.data_dir, config.catalog_examples,
+                                                config.catalog_sync == "full");
     s.alerts = std::make_unique<SqliteAlertStore>(config.data_dir);
   }
   return s;
