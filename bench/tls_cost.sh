@@ -64,14 +64,14 @@ for run in $(seq "$runs"); do
     [[ "$mode" == tls ]] && tlsopt=(--tls "$work/ca.crt")
     start "$mode"
     c0=$(cpu_ticks "$pid")
-    out=$("$loadgen" tcp --port "$tcp" --lines "$lines" --connections 4 --repeat "$repeat" "${tlsopt[@]}" | grep RESULT)
+    out=$("$loadgen" tcp --port "$tcp" --lines "$lines" --connections 4 --repeat "$repeat" "${tlsopt[@]}" | grep RESULT || true)
     c1=$(cpu_ticks "$pid")
     n=$(sed -E 's/.* lines=([0-9]+).*/\1/' <<< "$out")
     lps=$(sed -E 's/.*lines_per_s=([0-9]+).*/\1/' <<< "$out")
     us=$(echo "scale=2; ($c1 - $c0) * 10000 / $n" | bc)
     echo "RESULT tcp run=$run tls=$mode lines_per_s=$lps server_cpu_us_per_line=$us complete=$(sed -E 's/.*complete=([a-z]+).*/\1/' <<< "$out")"
     out=$("$loadgen" http --port "$http" --rate 1000 --duration 10 --connections 4 --lines "$lines" --max-lines 20000 \
-          "${tlsopt[@]}" | grep RESULT)
+          "${tlsopt[@]}" | grep RESULT || true)
     echo "RESULT http run=$run tls=$mode $(grep -oE 'achieved_rate=[0-9]+|p50_us=[0-9]+|p99_us=[0-9]+|max_us=[0-9]+|errors=[0-9]+|handshakes=[0-9]+' <<< "$out" | tr '\n' ' ')"
     stop
   done

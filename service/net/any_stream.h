@@ -10,6 +10,8 @@
 #include <optional>
 #include <utility>
 
+#include <openssl/ssl.h>
+
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/ssl/context.hpp>
 #include <boost/asio/ssl/error.hpp>
@@ -39,6 +41,13 @@ class AnyStream {
   void expires_after(Duration d) { lowest().expires_after(d); }
   void expires_never() { lowest().expires_never(); }
   tls_stream& tls_layer() { return *tls_; }
+  // TLS: bytes a read would return without waiting (decrypted and pending,
+  // or in the socket's receive queue).
+  bool more_buffered() {
+    if (tls_ && SSL_pending(tls_->native_handle()) > 0) return true;
+    boost::system::error_code ec;
+    return lowest().socket().available(ec) > 0 && !ec;
+  }
 
   template <class Buffers, class Handler>
   void async_read_some(const Buffers& b, Handler&& h) {

@@ -63,11 +63,33 @@ class StreamSession : public Session, public std::enable_shared_from_this<Derive
     if (read_done_ || reading_) return;
     reading_ = true;
     buf->resize(kReadChunk);
+    if (held_error_) {  // met while filling the last chunk: its turn now
+      boost::asio::post(stream_.get_executor(), [self = this->shared_from_this()] {
+        self->on_read(std::exchange(self->held_error_, {}), 0);
+      });
+      return;
+    }
     stream_.expires_after(std::chrono::milliseconds(idle_timeout_ms));
-    stream_.async_read_some(boost::asio::buffer(buf->data(), buf->size()),
-                            [self = this->shared_from_this()](boost::beast::error_code ec, std::size_t n) {
-                              self->on_read(ec, n);
-                            });
+    read_into(buf, 0);
+  }
+
+  // TLS hands over one record (at most 16 KB) a read. While more is already
+  // here (decrypted, or in the socket), the chunk keeps filling, so a TLS
+  // connection's batches are as large as a plain one's and cost as little
+  // a line.
+  void read_into(std::string* buf, size_t filled) {
+    stream_.async_read_some(
+        boost::asio::buffer(buf->data() + filled, buf->size() - filled),
+        [self = this->shared_from_this(), buf, filled](boost::beast::error_code ec, std::size_t n) {
+          const size_t have = filled + n;
+          if (ec && filled > 0) {  // deliver what was read; the error comes with the next read
+            self->held_error_ = ec;
+            return self->on_read({}, have);
+          }
+          if (!ec && self->stream_.tls() && have + kTlsRecord <= buf->size() && self->stream_.more_buffered())
+            return self->read_into(buf, have);
+          self->on_read(ec, have);
+        });
   }
 
   void close() {
@@ -79,6 +101,8 @@ class StreamSession : public Session, public std::enable_shared_from_this<Derive
   ServerContext& ctx_;
   ConnectionSlot slot_;
   std::shared_ptr<TlsServer> tls_;  // null: plain text
+  static constexpr size_t kTlsRecord = 16 * 1024 + 256;
+  boost::beast::error_code held_error_;  // read_into() met it after filling part of a chunk
   bool reading_ = false;    // a read is in flight
   bool read_done_ = false;  // no more reads: end of stream, an error, a timeout or a drain
   boost::beast::error_code ignored_;
