@@ -218,6 +218,26 @@ class CheckerTest(unittest.TestCase):
         res = checker.check_all(rec)
         self.assertTrue(any(r.startswith("recovery over") for r in rules(res, "recovery")), res["recovery"])
 
+    def test_alert_clock_starts_with_the_first_new_cluster_when_none_was_owed(self):
+        rec = clean_record()
+        # Nothing owed at the clearing (aaaa and bbbb were delivered before
+        # it); the next new cluster comes 6 s after it and is alerted 0.1 s
+        # later: a 0.1 s recovery, not 6.1 s.
+        rec["deliveries"] = [d for d in rec["deliveries"] if d[0] < T + 4.5]
+        rec["news"].append([T + 10.5, "fleet", "fleet:1", "dddd", True])
+        rec["deliveries"] += [[T + 10.6, "healthy", "fleet", "alrt_7", "dddd", "new_cluster", 204],
+                              [T + 10.7, "slow", "fleet", "alrt_8", "dddd", "new_cluster", 204]]
+        res = checker.check_all(rec)
+        self.assertEqual(res["recovery"]["faults"][0]["alert_s"], 0.1, res["recovery"])
+        self.assertTrue(res["recovery"]["ok"], res["recovery"])
+        # Owed at the clearing (aaaa, new at T + 1.1, not yet delivered): the
+        # clock starts there, and its delivery 6.3 s later is slow.
+        rec["deliveries"] = [d for d in rec["deliveries"] if d[4] != "aaaa"]
+        rec["deliveries"].append([T + 10.8, "healthy", "fleet", "alrt_1", "aaaa", "new_cluster", 204])
+        rec["deliveries"].append([T + 10.8, "slow", "fleet", "alrt_2", "aaaa", "new_cluster", 204])
+        res = checker.check_all(rec)
+        self.assertTrue(any(r.startswith("recovery over") for r in rules(res, "recovery")), res["recovery"])
+
     def test_data_loss_not_counted_is_caught(self):
         rec = clean_record()
         rec["detections"][0]["replica"]["r1"] = None
