@@ -51,6 +51,14 @@ class HttpSession : public StreamSession<HttpSession> {
     if (ec == http::error::header_limit)
       return send_error(http::status::request_header_fields_too_large, Reject::kHeaderTooLarge,
                         "header over max_header_bytes (" + std::to_string(ctx_.config.max_header_bytes) + ")");
+    if (ec == http::error::partial_message && read_done_) {
+      // A drain shut the receive side while a request was arriving: it was
+      // cut off, not malformed. Retryable, like every refusal at shutdown.
+      auto res = error_response(11, false, http::status::service_unavailable, Reject::kOverloaded,
+                                "shutting down: the request was cut off before it was read whole; send it again");
+      res.set(http::field::retry_after, "1");
+      return send(std::move(res));
+    }
     if (ec) {
       if (ec.category() == http::make_error_code(http::error::bad_method).category())
         return send_error(http::status::bad_request, Reject::kBadRequest, "malformed HTTP request: " + ec.message());
