@@ -1,5 +1,8 @@
 #include "pipeline/reply_json.h"
 
+#include <cstdint>
+#include <cstring>
+
 #include <nlohmann/json.hpp>
 
 #include "lsh/lsh.h"
@@ -20,6 +23,19 @@ void append_json_string(std::string_view s, std::string* out) {
   const size_t n = s.size();
   size_t run = 0;  // start of the current run of bytes copied verbatim
   for (size_t i = 0; i < n;) {
+    // Eight bytes at a time while none needs a look: no control byte, quote,
+    // backslash or non-ASCII byte (SWAR tests: exact for "is there any").
+    while (i + 8 <= n) {
+      uint64_t w;
+      std::memcpy(&w, p + i, 8);
+      constexpr uint64_t kOnes = 0x0101010101010101ULL, kHigh = 0x8080808080808080ULL;
+      const uint64_t quote = w ^ (kOnes * '"'), backslash = w ^ (kOnes * '\\');
+      const uint64_t special = ((w - kOnes * 0x20) & ~w) | ((quote - kOnes) & ~quote) |
+                               ((backslash - kOnes) & ~backslash) | w;
+      if (special & kHigh) break;
+      i += 8;
+    }
+    if (i >= n) break;
     unsigned char c = p[i];
     if (c >= 0x20 && c != '"' && c != '\\' && c < 0x80) {
       ++i;

@@ -1,6 +1,7 @@
 #include "pipeline/core/text.h"
 
 #include <cstdint>
+#include <cstring>
 
 namespace logsift::text {
 
@@ -28,6 +29,14 @@ size_t utf8_sequence_length(const unsigned char* p, size_t n) {
 bool valid_utf8(std::string_view s) {
   const auto* p = reinterpret_cast<const unsigned char*>(s.data());
   for (size_t i = 0, n = s.size(); i < n;) {
+    // Log lines are mostly ASCII: eight bytes at a time while no high bit is set.
+    while (i + 8 <= n) {
+      uint64_t w;
+      std::memcpy(&w, p + i, 8);
+      if (w & 0x8080808080808080ULL) break;
+      i += 8;
+    }
+    if (i >= n) break;
     const size_t len = utf8_sequence_length(p + i, n - i);
     if (len == 0) return false;
     i += len;

@@ -49,6 +49,11 @@ std::optional<EnvelopeError> record_from_line(std::string_view line, const Confi
 // The same without structured extraction: what the multi-line assembler
 // (pipeline/ingest/multiline.h) reads a line's form from.
 std::optional<EnvelopeError> record_from_envelope(std::string_view line, const Config& c, Batch& batch, Record* out);
+// The same, a JSON line always parsed into a tree: the reference the SAX
+// reading above is tested against, and what it falls back to for a line it
+// does not cover.
+std::optional<EnvelopeError> record_from_envelope_tree(std::string_view line, const Config& c, Batch& batch,
+                                                       Record* out);
 
 // POST /inferences bodies. NDJSON: one JSON object per line, blank lines
 // skipped; a bad line is rejected in its place and the others still run;

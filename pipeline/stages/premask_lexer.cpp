@@ -83,10 +83,26 @@ inline size_t next_of(const View& s, size_t from, unsigned char c) {
   const void* hit = std::memchr(s.p + from, c, s.n - from);
   return hit ? static_cast<size_t>(static_cast<const unsigned char*>(hit) - s.p) : s.n;
 }
-inline size_t next_of2(const View& s, size_t from, unsigned char c1, unsigned char c2) {
-  size_t a = next_of(s, from, c1), b = next_of(s, from, c2);
-  return a < b ? a : b;
-}
+// The positions of either of two bytes, in order. Each byte's next position
+// is kept, so a line with many of one and none of the other is read once per
+// byte, not once per occurrence.
+class Next2 {
+ public:
+  Next2(const View& s, size_t from, unsigned char c1, unsigned char c2)
+      : s_(s), c1_(c1), c2_(c2), a_(next_of(s, from, c1)), b_(next_of(s, from, c2)) {}
+  size_t first() const { return a_ < b_ ? a_ : b_; }
+  // The next position after `at`, which first() returned.
+  size_t after(size_t at) {
+    if (a_ == at) a_ = next_of(s_, at + 1, c1_);
+    if (b_ == at) b_ = next_of(s_, at + 1, c2_);
+    return first();
+  }
+
+ private:
+  const View& s_;
+  unsigned char c1_, c2_;
+  size_t a_, b_;
+};
 inline size_t next_digit(const View& s, size_t from) {
   while (from < s.n && !isd(s.p[from])) ++from;
   return from;
@@ -147,7 +163,8 @@ bool find_hex_id(const View& s, size_t pos, size_t* b, size_t* e) {
 
 // 0[xX][0-9a-fA-F]+
 bool find_hex0x(const View& s, size_t pos, size_t* b, size_t* e) {
-  for (size_t x = next_of2(s, pos + 1, 'x', 'X'); x < s.n; x = next_of2(s, x + 1, 'x', 'X')) {
+  Next2 next(s, pos + 1, 'x', 'X');
+  for (size_t x = next.first(); x < s.n; x = next.after(x)) {
     size_t i = x - 1;
     if (s.p[i] == '0' && ishex(s[x + 1])) {
       *b = i;
@@ -203,7 +220,8 @@ bool find_time(const View& s, size_t pos, size_t* b, size_t* e) {
 
 // \d{4}[-/]\d{2}[-/]\d{2}
 bool find_date(const View& s, size_t pos, size_t* b, size_t* e) {
-  for (size_t a = next_of2(s, pos + 4, '-', '/'); a < s.n; a = next_of2(s, a + 1, '-', '/')) {
+  Next2 next(s, pos + 4, '-', '/');
+  for (size_t a = next.first(); a < s.n; a = next.after(a)) {
     size_t i = a - 4;
     if (digits(s, i, 4) && (s[i + 4] == '-' || s[i + 4] == '/') && digits(s, i + 5, 2) &&
         (s[i + 7] == '-' || s[i + 7] == '/') && digits(s, i + 8, 2)) {
@@ -531,24 +549,24 @@ struct Builtin {
 };
 
 const Builtin kBuiltins[] = {
-    {"[A-Za-z][A-Za-z0-9+.-]*://[^\\s\"'<>]+", {find_url}},
-    {"[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\\.[A-Za-z]{2,}", {find_email}},
-    {"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}", {find_uuid}},
-    {"\\d{4}-\\d{2}-\\d{2}[T ]\\d{2}:\\d{2}:\\d{2}(?:[.,]\\d+)?(?:Z|[+-]\\d{2}:?\\d{2})?", {find_ts_iso}},
-    {"\\d{2}/[A-Z][a-z]{2}/\\d{4}:\\d{2}:\\d{2}:\\d{2}(?: [+-]\\d{4})?", {find_ts_clf}},
-    {"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) +\\d{1,2} \\d{2}:\\d{2}:\\d{2}", {find_ts_syslog}},
-    {"\\d{4}-\\d{2}-\\d{2}-\\d{2}\\.\\d{2}\\.\\d{2}(?:\\.\\d+)?", {find_ts_dashed}},
-    {"[0-9a-fA-F]{2}(?::[0-9a-fA-F]{2}){5}", {find_mac}},
+    {"[A-Za-z][A-Za-z0-9+.-]*://[^\\s\"'<>]+", {find_url, {kColon, kSlash}}},
+    {"[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\\.[A-Za-z]{2,}", {find_email, {kAt, kDot}}},
+    {"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}", {find_uuid, {kDash}}},
+    {"\\d{4}-\\d{2}-\\d{2}[T ]\\d{2}:\\d{2}:\\d{2}(?:[.,]\\d+)?(?:Z|[+-]\\d{2}:?\\d{2})?", {find_ts_iso, {kDash, kColon, kDigitAnchor}}},
+    {"\\d{2}/[A-Z][a-z]{2}/\\d{4}:\\d{2}:\\d{2}:\\d{2}(?: [+-]\\d{4})?", {find_ts_clf, {kSlash, kColon, kDigitAnchor}}},
+    {"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) +\\d{1,2} \\d{2}:\\d{2}:\\d{2}", {find_ts_syslog, {kColon, kDigitAnchor}}},
+    {"\\d{4}-\\d{2}-\\d{2}-\\d{2}\\.\\d{2}\\.\\d{2}(?:\\.\\d+)?", {find_ts_dashed, {kDash, kDot, kDigitAnchor}}},
+    {"[0-9a-fA-F]{2}(?::[0-9a-fA-F]{2}){5}", {find_mac, {kColon}}},
     {"\\[?(?:[0-9a-fA-F]{1,4}:){7}[0-9a-fA-F]{1,4}\\]?(?::\\d{1,5})?|\\[?(?:[0-9a-fA-F]{1,4}:){1,6}:(?:[0-9a-fA-F]{1,"
      "4}(?::[0-9a-fA-F]{1,4})*)?\\]?(?::\\d{1,5})?|\\[?::(?:[0-9a-fA-F]{1,4}(?::[0-9a-fA-F]{1,4})*)\\]?(?::\\d{1,5})"
      "?",
-     {find_ipv6}},
-    {"\\d{4}[-/]\\d{2}[-/]\\d{2}", {find_date}},
-    {"\\d{1,2}:\\d{2}:\\d{2}(?:[.,]\\d+)?", {find_time}},
-    {"(?:\\d{1,3}\\.){3}\\d{1,3}(?::\\d{1,5})?", {find_ipv4}},
-    {"0[xX][0-9a-fA-F]+", {find_hex0x}},
-    {"(?:[A-Za-z]:)?(?:[/\\\\][A-Za-z0-9._@%+~$-]+){2,}[/\\\\]?", {find_path}},
-    {"[-+]?\\d+(?:\\.\\d+)?(?:[eE][-+]?\\d+)?", {find_number}},
+     {find_ipv6, {kColon}}},
+    {"\\d{4}[-/]\\d{2}[-/]\\d{2}", {find_date, {kDigitAnchor, kDash | kSlash}}},
+    {"\\d{1,2}:\\d{2}:\\d{2}(?:[.,]\\d+)?", {find_time, {kColon, kDigitAnchor}}},
+    {"(?:\\d{1,3}\\.){3}\\d{1,3}(?::\\d{1,5})?", {find_ipv4, {kDot, kDigitAnchor}}},
+    {"0[xX][0-9a-fA-F]+", {find_hex0x, {kDigitAnchor, kLetterX}}},
+    {"(?:[A-Za-z]:)?(?:[/\\\\][A-Za-z0-9._@%+~$-]+){2,}[/\\\\]?", {find_path, {kSlash | kBackslash}}},
+    {"[-+]?\\d+(?:\\.\\d+)?(?:[eE][-+]?\\d+)?", {find_number, {kDigitAnchor}}},
     {"[0-9a-fA-F]{8,}", {find_hex_id}},
 };
 
@@ -558,6 +576,28 @@ const Finder* builtin_finder(std::string_view regex) {
   for (const auto& b : kBuiltins)
     if (regex == b.regex) return &b.finder;
   return nullptr;
+}
+
+namespace {
+constexpr std::array<uint8_t, 256> make_anchors() {
+  std::array<uint8_t, 256> t{};
+  for (int c = '0'; c <= '9'; ++c) t[static_cast<size_t>(c)] = kDigitAnchor;
+  t['-'] = kDash;
+  t['/'] = kSlash;
+  t['\\'] = kBackslash;
+  t[':'] = kColon;
+  t['.'] = kDot;
+  t['@'] = kAt;
+  t['x'] = t['X'] = kLetterX;
+  return t;
+}
+constexpr std::array<uint8_t, 256> kAnchorOf = make_anchors();
+}  // namespace
+
+uint8_t anchors_of(std::string_view line) {
+  uint8_t a = 0;
+  for (unsigned char c : line) a |= kAnchorOf[c];
+  return a;
 }
 
 bool Finder::find(std::string_view line, size_t pos, size_t* b, size_t* e) const {

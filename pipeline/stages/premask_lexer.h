@@ -13,15 +13,33 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string_view>
 
 namespace logsift::premask {
 
 struct View;
 
+// Bytes some patterns cannot match without: a line's set of them is taken in
+// one pass, and a pattern whose required bytes are missing is not scanned.
+// Most lines lack several ('@', 'x', '\\', digits in a message part), and
+// each scan for an absent byte reads the whole line.
+enum Anchor : uint8_t {
+  kDigitAnchor = 1, kDash = 2, kSlash = 4, kBackslash = 8, kColon = 16, kDot = 32, kAt = 64, kLetterX = 128,
+};
+uint8_t anchors_of(std::string_view line);
+
 // A finder for one built-in pattern.
 struct Finder {
   bool (*fn)(const View&, size_t, size_t*, size_t*);
+  // Every group needs one of its anchors in the line for a match to exist
+  // (0 = an unused group).
+  uint8_t needs[3] = {0, 0, 0};
+  bool may_match(uint8_t anchors) const {
+    for (uint8_t g : needs)
+      if (g && !(anchors & g)) return false;
+    return true;
+  }
   // The leftmost-first match starting at or after `pos`: [*b, *e).
   bool find(std::string_view line, size_t pos, size_t* b, size_t* e) const;
 };

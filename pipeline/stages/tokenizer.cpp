@@ -81,9 +81,11 @@ void Premasker::find(std::string_view line, std::vector<MaskSpan>* spans) const 
   bool have_covered = false;
   size_t earlier = 0;  // spans of earlier patterns: (*spans)[0, earlier)
   const re2::StringPiece text(line.data(), line.size());
-  for (size_t p = 0; p < patterns_.size(); ++p) {
+  const uint8_t anchors = premask::anchors_of(line);
+  const size_t n_patterns = patterns_.size();
+  for (size_t p = 0; p < n_patterns; ++p) {
     const premask::Finder* f = impl_->finders[p];
-    if (!f && !re2_candidate[p]) continue;
+    if (f ? !f->may_match(anchors) : !re2_candidate[p]) continue;
     const PremaskPattern& pat = patterns_[p];
     earlier = spans->size();
     if (earlier > kFewSpans && !have_covered) {
