@@ -4,6 +4,7 @@
 // backtracking can never succeed are taken whole).
 #include "pipeline/stages/premask_lexer.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstring>
@@ -13,6 +14,7 @@ namespace logsift::premask {
 struct View {
   const unsigned char* p;
   size_t n;
+  const LineIndex* ix = nullptr;
   unsigned char operator[](size_t i) const { return i < n ? p[i] : 0; }  // 0 never matches a class
 };
 
@@ -78,8 +80,18 @@ inline bool hexes(const View& s, size_t i, size_t k) {
 }
 
 // Next position >= from of byte c, or s.n.
+// The slot of LineIndex::at that holds byte c, or -1.
+constexpr int index_slot(unsigned char c) {
+  return c == ':' ? 0 : c == '-' ? 1 : c == '/' ? 2 : c == '.' ? 3 : -1;
+}
+
 inline size_t next_of(const View& s, size_t from, unsigned char c) {
   if (from >= s.n) return s.n;
+  if (const int slot = index_slot(c); s.ix && slot >= 0) {
+    const auto& at = s.ix->at[slot];
+    auto it = std::lower_bound(at.begin(), at.end(), static_cast<uint32_t>(from));
+    return it == at.end() ? s.n : *it;
+  }
   const void* hit = std::memchr(s.p + from, c, s.n - from);
   return hit ? static_cast<size_t>(static_cast<const unsigned char*>(hit) - s.p) : s.n;
 }
@@ -524,8 +536,16 @@ size_t ipv6_alt3(const View& s, size_t i) {
 bool find_ipv6(const View& s, size_t pos, size_t* b, size_t* e) {
   // Every alternative has a ':' within its first 6 bytes: try the starts up
   // to 5 bytes before each ':', in order.
+  //
+  // No ':' lies between those starts and c, so c is the first ':' of any
+  // match there, and every alternative needs a hex digit or a second ':'
+  // right after it: without one ("key: value"), none of them can match.
   size_t i = pos;
   for (size_t c = next_of(s, pos, ':'); c < s.n; c = next_of(s, c + 1, ':')) {
+   if (!(ishex(s[c + 1]) || s[c + 1] == ':')) {
+     i = c + 1;
+     continue;
+   }
    if (i + 5 < c) i = c - 5;
    for (; i <= c; ++i) {
     unsigned char ch = s.p[i];
@@ -600,8 +620,21 @@ uint8_t anchors_of(std::string_view line) {
   return a;
 }
 
-bool Finder::find(std::string_view line, size_t pos, size_t* b, size_t* e) const {
-  View v{reinterpret_cast<const unsigned char*>(line.data()), line.size()};
+void index_line(std::string_view line, LineIndex* ix) {
+  for (auto& v : ix->at) v.clear();
+  uint8_t a = 0;
+  const auto* p = reinterpret_cast<const unsigned char*>(line.data());
+  for (size_t i = 0, n = line.size(); i < n; ++i) {
+    const uint8_t k = kAnchorOf[p[i]];
+    if (!k) continue;
+    a |= k;
+    if (const int slot = index_slot(p[i]); slot >= 0) ix->at[slot].push_back(static_cast<uint32_t>(i));
+  }
+  ix->anchors = a;
+}
+
+bool Finder::find(std::string_view line, size_t pos, size_t* b, size_t* e, const LineIndex* ix) const {
+  View v{reinterpret_cast<const unsigned char*>(line.data()), line.size(), ix};
   return fn(v, pos, b, e);
 }
 

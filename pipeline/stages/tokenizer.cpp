@@ -81,7 +81,9 @@ void Premasker::find(std::string_view line, std::vector<MaskSpan>* spans) const 
   bool have_covered = false;
   size_t earlier = 0;  // spans of earlier patterns: (*spans)[0, earlier)
   const re2::StringPiece text(line.data(), line.size());
-  const uint8_t anchors = premask::anchors_of(line);
+  thread_local premask::LineIndex index;
+  premask::index_line(line, &index);
+  const uint8_t anchors = index.anchors;
   const size_t n_patterns = patterns_.size();
   for (size_t p = 0; p < n_patterns; ++p) {
     const premask::Finder* f = impl_->finders[p];
@@ -100,7 +102,7 @@ void Premasker::find(std::string_view line, std::vector<MaskSpan>* spans) const 
     while (pos <= line.size()) {
       size_t b, e;
       if (f) {
-        if (!f->find(line, pos, &b, &e)) break;
+        if (!f->find(line, pos, &b, &e, &index)) break;
       } else {
         re2::StringPiece m;
         if (!impl_->res[p]->Match(text, pos, line.size(), RE2::UNANCHORED, &m, 1)) break;
