@@ -356,7 +356,7 @@ void EventAssembler::add_line(std::string_view line, int64_t received_ms, Batch&
   add(std::move(r), b);
 }
 
-void EventAssembler::add(Record r, Batch& b) {
+void EventAssembler::add(Record&& r, Batch& b) {
   if (r.ok() && r.text.find('\n') != std::string_view::npos) {
     // A whole event already (a text with its lines inside, from a shipper's
     // multiline stage): it stands alone, joined with none of its neighbours.
@@ -368,7 +368,7 @@ void EventAssembler::add(Record r, Batch& b) {
   add(std::move(r), /*structured=*/false, b);
 }
 
-void EventAssembler::add(Record r, bool structured, Batch& b) {
+void EventAssembler::add(Record&& r, bool structured, Batch& b) {
   if (!r.ok()) {
     flush(b);
     place(r, b);
@@ -456,7 +456,7 @@ void EventAssembler::resolve_held_as_start(Batch& b) {
   }
 }
 
-void EventAssembler::start(Record r, bool structured, Batch& b, std::string_view raw, std::optional<Form> form) {
+void EventAssembler::start(Record&& r, bool structured, Batch& b, std::string_view raw, std::optional<Form> form) {
   flush(b);
   if (raw.empty()) raw = r.text;  // the line as sent, before structured extraction
   if (!structured) normalize_event_text(r, config_, b);
@@ -582,7 +582,7 @@ void EventAssembler::append(std::string_view text, Form f, uint32_t tag, Batch& 
 void EventAssembler::emit(Batch& b) {
   if (!open_) return;
   Open& o = *open_;
-  Record r = std::move(o.head);
+  Record& r = o.head;
   if (!o.lines.empty() || o.detached) {
     std::string text;
     text.reserve(o.bytes);

@@ -72,7 +72,7 @@ class EventAssembler {
   // text is the message as sent, before structured extraction (applied here
   // to a head). A text with newlines inside is a whole event: it ends the
   // open one and stands alone.
-  void add(Record r, Batch& b);
+  void add(Record&& r, Batch& b);
   // Ends the open event: the end of the source, or a quiet time.
   void flush(Batch& b);
   // The open event's text and labels copied out of b's storage, so that it
@@ -100,10 +100,12 @@ class EventAssembler {
   enum class Join : uint8_t { kStart, kContinue, kHold };
   Join decide(trace::Form form, std::string_view text, const Labels& own = {}) const;
   // structured: apply_structured already ran on r.
-  void add(Record r, bool structured, Batch& b);
+  // Records are passed on by reference down to where they are kept: a
+  // Record is a few hundred bytes, and each move of one cost a seen line.
+  void add(Record&& r, bool structured, Batch& b);
   // raw: the line as sent, before structured extraction ("": r.text); form:
   // r.text's form when the caller knows it.
-  void start(Record r, bool structured, Batch& b, std::string_view raw = {},
+  void start(Record&& r, bool structured, Batch& b, std::string_view raw = {},
              std::optional<trace::Form> form = std::nullopt);
   void append(std::string_view text, trace::Form form, uint32_t tag, Batch& b);
   void place(const Record& r, Batch& b);  // pushes a record that stands for itself alone
