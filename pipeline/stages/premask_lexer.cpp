@@ -9,6 +9,10 @@
 #include <cstdint>
 #include <cstring>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace logsift::premask {
 
 struct View {
@@ -620,11 +624,51 @@ uint8_t anchors_of(std::string_view line) {
   return a;
 }
 
+namespace {
+#if defined(__SSE2__)
+inline void push_positions(std::vector<uint32_t>* at, unsigned mask, size_t base) {
+  while (mask) {
+    at->push_back(static_cast<uint32_t>(base + static_cast<size_t>(__builtin_ctz(mask))));
+    mask &= mask - 1;
+  }
+}
+inline unsigned eq_mask(__m128i v, char c) { return static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(c)))); }
+#endif
+}  // namespace
+
 void index_line(std::string_view line, LineIndex* ix) {
   for (auto& v : ix->at) v.clear();
   uint8_t a = 0;
   const auto* p = reinterpret_cast<const unsigned char*>(line.data());
-  for (size_t i = 0, n = line.size(); i < n; ++i) {
+  size_t i = 0;
+  const size_t n = line.size();
+#if defined(__SSE2__)
+  // Sixteen bytes at a time: a byte-by-byte table walk branched on most
+  // bytes of a line (digits) and cost 5 % of a seen line.
+  unsigned digit = 0, backslash = 0, at_sign = 0, letter_x = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
+    push_positions(&ix->at[0], eq_mask(v, ':'), i);
+    push_positions(&ix->at[1], eq_mask(v, '-'), i);
+    push_positions(&ix->at[2], eq_mask(v, '/'), i);
+    push_positions(&ix->at[3], eq_mask(v, '.'), i);
+    // Signed compares: bytes >= 0x80 are negative, never digits.
+    digit |= static_cast<unsigned>(_mm_movemask_epi8(
+        _mm_and_si128(_mm_cmpgt_epi8(v, _mm_set1_epi8('0' - 1)), _mm_cmplt_epi8(v, _mm_set1_epi8('9' + 1)))));
+    backslash |= eq_mask(v, '\\');
+    at_sign |= eq_mask(v, '@');
+    letter_x |= eq_mask(v, 'x') | eq_mask(v, 'X');
+  }
+  if (!ix->at[0].empty()) a |= kColon;
+  if (!ix->at[1].empty()) a |= kDash;
+  if (!ix->at[2].empty()) a |= kSlash;
+  if (!ix->at[3].empty()) a |= kDot;
+  if (digit) a |= kDigitAnchor;
+  if (backslash) a |= kBackslash;
+  if (at_sign) a |= kAt;
+  if (letter_x) a |= kLetterX;
+#endif
+  for (; i < n; ++i) {
     const uint8_t k = kAnchorOf[p[i]];
     if (!k) continue;
     a |= k;
