@@ -1,5 +1,6 @@
 #include "service/net/tcp_session.h"
 
+#include <algorithm>
 #include <deque>
 
 #include <boost/asio/dispatch.hpp>
@@ -84,6 +85,9 @@ class TcpSession : public StreamSession<TcpSession> {
     // views into it; only a line split across two reads is copied.
     std::string_view chunk = batch->adopt(std::move(readbuf_));
     readbuf_ = std::string();
+    // A record per line at most: reserved, so that the records are not moved
+    // again each time the vector grows (a Record is a few hundred bytes).
+    batch->records.reserve(1 + static_cast<size_t>(std::count(chunk.begin(), chunk.end(), '\n')));
     // The connection is one source: the lines of a stack trace become one
     // event (pipeline/ingest/multiline.h); each line still gets a reply.
     const size_t lines = framer_.feed(
