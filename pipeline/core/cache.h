@@ -84,10 +84,10 @@ class ConcurrentCache {
     Shard& s = shard(key);
     std::lock_guard lock(s.mu);
     if (const V* v = s.map.get(key)) {
-      hits_.fetch_add(1, std::memory_order_relaxed);
+      ++s.hits;
       return *v;
     }
-    misses_.fetch_add(1, std::memory_order_relaxed);
+    ++s.misses;
     return std::nullopt;
   }
 
@@ -108,8 +108,8 @@ class ConcurrentCache {
   }
 
   size_t bytes() const { return bytes_.load(std::memory_order_relaxed); }
-  uint64_t hits() const { return hits_.load(std::memory_order_relaxed); }
-  uint64_t misses() const { return misses_.load(std::memory_order_relaxed); }
+  uint64_t hits() const { return sum(&Shard::hits); }
+  uint64_t misses() const { return sum(&Shard::misses); }
   CacheUsage usage(const char* name) const { return {name, bytes(), size()}; }
   size_t size() const {
     size_t n = 0;
@@ -128,7 +128,18 @@ class ConcurrentCache {
     std::mutex mu;
     GenerationalCache<K, V, H, Eq> map;
     size_t current_bytes = 0, previous_bytes = 0;
+    // Counted under the shard's lock: one counter for the whole cache was an
+    // atomic every thread's lookups wrote, its cache line moving between cores.
+    uint64_t hits = 0, misses = 0;
   };
+  uint64_t sum(uint64_t Shard::*counter) const {
+    uint64_t n = 0;
+    for (auto& s : shards_) {
+      std::lock_guard lock(s->mu);
+      n += (*s).*counter;
+    }
+    return n;
+  }
   template <typename Q>
   Shard& shard(const Q& key) {
     // The top bits: the map itself uses the low bits of the same hash.
@@ -138,7 +149,6 @@ class ConcurrentCache {
   const size_t per_shard_entries_, per_shard_bytes_;
   std::array<std::unique_ptr<Shard>, kShards> shards_;
   std::atomic<size_t> bytes_{0};
-  std::atomic<uint64_t> hits_{0}, misses_{0};
 };
 
 }  // namespace logsift

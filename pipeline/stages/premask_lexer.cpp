@@ -573,21 +573,21 @@ struct Builtin {
 };
 
 const Builtin kBuiltins[] = {
-    {"[A-Za-z][A-Za-z0-9+.-]*://[^\\s\"'<>]+", {find_url, {kColon, kSlash}}},
+    {"[A-Za-z][A-Za-z0-9+.-]*://[^\\s\"'<>]+", {find_url, {kColon, kSlash}, {1, 0, 2, 0}}},
     {"[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\\.[A-Za-z]{2,}", {find_email, {kAt, kDot}}},
-    {"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}", {find_uuid, {kDash}}},
-    {"\\d{4}-\\d{2}-\\d{2}[T ]\\d{2}:\\d{2}:\\d{2}(?:[.,]\\d+)?(?:Z|[+-]\\d{2}:?\\d{2})?", {find_ts_iso, {kDash, kColon, kDigitAnchor}}},
-    {"\\d{2}/[A-Z][a-z]{2}/\\d{4}:\\d{2}:\\d{2}:\\d{2}(?: [+-]\\d{4})?", {find_ts_clf, {kSlash, kColon, kDigitAnchor}}},
-    {"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) +\\d{1,2} \\d{2}:\\d{2}:\\d{2}", {find_ts_syslog, {kColon, kDigitAnchor}}},
-    {"\\d{4}-\\d{2}-\\d{2}-\\d{2}\\.\\d{2}\\.\\d{2}(?:\\.\\d+)?", {find_ts_dashed, {kDash, kDot, kDigitAnchor}}},
-    {"[0-9a-fA-F]{2}(?::[0-9a-fA-F]{2}){5}", {find_mac, {kColon}}},
+    {"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}", {find_uuid, {kDash}, {0, 4, 0, 0}}},
+    {"\\d{4}-\\d{2}-\\d{2}[T ]\\d{2}:\\d{2}:\\d{2}(?:[.,]\\d+)?(?:Z|[+-]\\d{2}:?\\d{2})?", {find_ts_iso, {kDash, kColon, kDigitAnchor}, {2, 2, 0, 0}}},
+    {"\\d{2}/[A-Z][a-z]{2}/\\d{4}:\\d{2}:\\d{2}:\\d{2}(?: [+-]\\d{4})?", {find_ts_clf, {kSlash, kColon, kDigitAnchor}, {3, 0, 2, 0}}},
+    {"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) +\\d{1,2} \\d{2}:\\d{2}:\\d{2}", {find_ts_syslog, {kColon, kDigitAnchor}, {2, 0, 0, 0}}},
+    {"\\d{4}-\\d{2}-\\d{2}-\\d{2}\\.\\d{2}\\.\\d{2}(?:\\.\\d+)?", {find_ts_dashed, {kDash, kDot, kDigitAnchor}, {0, 3, 0, 2}}},
+    {"[0-9a-fA-F]{2}(?::[0-9a-fA-F]{2}){5}", {find_mac, {kColon}, {5, 0, 0, 0}}},
     {"\\[?(?:[0-9a-fA-F]{1,4}:){7}[0-9a-fA-F]{1,4}\\]?(?::\\d{1,5})?|\\[?(?:[0-9a-fA-F]{1,4}:){1,6}:(?:[0-9a-fA-F]{1,"
      "4}(?::[0-9a-fA-F]{1,4})*)?\\]?(?::\\d{1,5})?|\\[?::(?:[0-9a-fA-F]{1,4}(?::[0-9a-fA-F]{1,4})*)\\]?(?::\\d{1,5})"
      "?",
-     {find_ipv6, {kColon}}},
-    {"\\d{4}[-/]\\d{2}[-/]\\d{2}", {find_date, {kDigitAnchor, kDash | kSlash}}},
-    {"\\d{1,2}:\\d{2}:\\d{2}(?:[.,]\\d+)?", {find_time, {kColon, kDigitAnchor}}},
-    {"(?:\\d{1,3}\\.){3}\\d{1,3}(?::\\d{1,5})?", {find_ipv4, {kDot, kDigitAnchor}}},
+     {find_ipv6, {kColon}, {2, 0, 0, 0}}},
+    {"\\d{4}[-/]\\d{2}[-/]\\d{2}", {find_date, {kDigitAnchor, kDash | kSlash}, {0, 0, 0, 0}, {1, 2}, 2}},
+    {"\\d{1,2}:\\d{2}:\\d{2}(?:[.,]\\d+)?", {find_time, {kColon, kDigitAnchor}, {2, 0, 0, 0}}},
+    {"(?:\\d{1,3}\\.){3}\\d{1,3}(?::\\d{1,5})?", {find_ipv4, {kDot, kDigitAnchor}, {0, 0, 0, 3}}},
     {"0[xX][0-9a-fA-F]+", {find_hex0x, {kDigitAnchor, kLetterX}}},
     {"(?:[A-Za-z]:)?(?:[/\\\\][A-Za-z0-9._@%+~$-]+){2,}[/\\\\]?", {find_path, {kSlash | kBackslash}}},
     {"[-+]?\\d+(?:\\.\\d+)?(?:[eE][-+]?\\d+)?", {find_number, {kDigitAnchor}}},

@@ -46,10 +46,18 @@ struct Finder {
   // Every group needs one of its anchors in the line for a match to exist
   // (0 = an unused group).
   uint8_t needs[3] = {0, 0, 0};
-  bool may_match(uint8_t anchors) const {
+  // A match holds at least this many of LineIndex::at's bytes (':', '-',
+  // '/', '.'), and of its two `either` bytes together (the date's "[-/]"
+  // twice; both 0 = none).
+  uint8_t min_at[4] = {0, 0, 0, 0};
+  uint8_t either[2] = {0, 0};
+  uint8_t min_either = 0;
+  bool may_match(const LineIndex& ix) const {
     for (uint8_t g : needs)
-      if (g && !(anchors & g)) return false;
-    return true;
+      if (g && !(ix.anchors & g)) return false;
+    for (size_t k = 0; k < 4; ++k)
+      if (ix.at[k].size() < min_at[k]) return false;
+    return ix.at[either[0]].size() + ix.at[either[1]].size() >= min_either;
   }
   // The leftmost-first match starting at or after `pos`: [*b, *e). `ix`,
   // when given, is index_line(line).

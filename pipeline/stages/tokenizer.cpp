@@ -83,11 +83,10 @@ void Premasker::find(std::string_view line, std::vector<MaskSpan>* spans) const 
   const re2::StringPiece text(line.data(), line.size());
   thread_local premask::LineIndex index;
   premask::index_line(line, &index);
-  const uint8_t anchors = index.anchors;
   const size_t n_patterns = patterns_.size();
   for (size_t p = 0; p < n_patterns; ++p) {
     const premask::Finder* f = impl_->finders[p];
-    if (f ? !f->may_match(anchors) : !re2_candidate[p]) continue;
+    if (f ? !f->may_match(index) : !re2_candidate[p]) continue;
     const PremaskPattern& pat = patterns_[p];
     earlier = spans->size();
     if (earlier > kFewSpans && !have_covered) {

@@ -52,39 +52,16 @@ TEST(Prometheus, MetricsPassPromtoolAndAreScrapedByPrometheus) {
   auto check = run_program({"/usr/bin/promtool", "check", "metrics"}, metrics.body, {}, Millis(20000));
   EXPECT_TRUE(check.exit.exited && check.exit.code == 0) << check.describe();
 
-  TempDir work("logsift-prometheus-");
-  {
-    std::ofstream cfg(work.path() + "/prometheus.yml");
-    cfg << "global: {scrape_interval: 1s, evaluation_interval: 1s}\n"
-        << "scrape_configs:\n  - job_name: logsift\n    static_configs:\n      - targets: ['127.0.0.1:" << http
-        << "']\n";
-  }
-  const int prom_port = free_port();
-  ASSERT_GT(prom_port, 0);
-  auto prom = spawn_background({"/usr/bin/prometheus", "--config.file=" + work.path() + "/prometheus.yml",
-                                "--storage.tsdb.path=" + work.path() + "/data",
-                                "--web.listen-address=127.0.0.1:" + std::to_string(prom_port)});
-  ASSERT_GT(prom.pid, 0) << prom.error;
+  Prometheus prom("  - job_name: logsift\n    static_configs:\n      - targets: ['127.0.0.1:" + std::to_string(http) +
+                  "']\n");
+  ASSERT_TRUE(prom.running()) << prom.error();
   json result;
-  const bool scraped = wait_until(
-      [&] {
-        auto r = http_get(prom_port, "/api/v1/query?query=logsift_lines_total%7Bjob%3D%22logsift%22%7D");
-        result = r.json_body();
-        return r.status == 200 && result.is_object() && result.value("status", "") == "success" &&
-               !result["data"]["result"].empty();
-      },
-      Millis(30000), Millis(250));
-  json up = http_get(prom_port, "/api/v1/query?query=up%7Bjob%3D%22logsift%22%7D").json_body();
+  const bool scraped = prom.wait_for_series("logsift_lines_total{job=\"logsift\"}", &result);
+  json up = prom.query("up{job=\"logsift\"}");
   // logsift_cluster_lines_total{cluster_id="<pinned>"}: the name as its label.
   json series;
-  const bool pinned_scraped = wait_until(
-      [&] {
-        auto r = http_get(prom_port, "/api/v1/query?query=logsift_cluster_lines_total%7Bcluster_id%3D%22" + pinned + "%22%7D");
-        series = r.json_body();
-        return r.status == 200 && series.is_object() && !series["data"]["result"].empty();
-      },
-      Millis(15000), Millis(250));
-  stop_background(prom);
+  const bool pinned_scraped =
+      prom.wait_for_series("logsift_cluster_lines_total{cluster_id=\"" + pinned + "\"}", &series, Millis(15000));
   ASSERT_TRUE(pinned_scraped) << "Prometheus never stored the pinned cluster's series: " << series.dump();
   EXPECT_EQ(series["data"]["result"][0]["metric"].value("cluster", ""), "payments \"declined\"") << series;
   EXPECT_EQ(std::stod(series["data"]["result"][0]["value"][1].get<std::string>()), 7.0) << series;

@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -258,6 +259,42 @@ RunResult run_logsift(const std::vector<std::string>& args, const std::string& s
   std::vector<std::string> argv{binary_path()};
   argv.insert(argv.end(), args.begin(), args.end());
   return run_program(argv, stdin_data, env, timeout);
+}
+
+Prometheus::Prometheus(const std::string& scrape_configs) {
+  work_.write_file("prometheus.yml",
+                   "global: {scrape_interval: 1s, evaluation_interval: 1s}\nscrape_configs:\n" + scrape_configs);
+  port_ = free_port();
+  process_ = spawn_background({"/usr/bin/prometheus", "--config.file=" + work_.file("prometheus.yml"),
+                               "--storage.tsdb.path=" + work_.file("data"),
+                               "--web.listen-address=127.0.0.1:" + std::to_string(port_)});
+}
+
+Prometheus::~Prometheus() {
+  if (running()) stop_background(process_);
+}
+
+json Prometheus::query(const std::string& promql) const {
+  std::string encoded;
+  for (unsigned char c : promql) {
+    if (std::isalnum(c) || c == '_' || c == '-' || c == '.' || c == '~') {
+      encoded.push_back(static_cast<char>(c));
+    } else {
+      char hex[4];
+      std::snprintf(hex, sizeof hex, "%%%02X", c);
+      encoded += hex;
+    }
+  }
+  return http_get(port_, "/api/v1/query?query=" + encoded).json_body();
+}
+
+bool Prometheus::wait_for_series(const std::string& promql, json* last, Millis deadline) const {
+  return wait_until(
+      [&] {
+        *last = query(promql);
+        return last->is_object() && last->value("status", "") == "success" && !(*last)["data"]["result"].empty();
+      },
+      deadline, Millis(250));
 }
 
 BackgroundProcess spawn_background(const std::vector<std::string>& argv, const KeyValues& env) {

@@ -266,6 +266,28 @@ std::optional<double> fetch_metric(int http_port, const std::string& name, bool*
 // port and print nothing we could read it back from).
 int free_port();
 
+// A real Prometheus on a free loopback port with its data in a temporary
+// directory, scraping what `scrape_configs` (YAML, the list's items) names
+// every second. Stopped by PID when it goes out of scope.
+class Prometheus {
+ public:
+  explicit Prometheus(const std::string& scrape_configs);
+  ~Prometheus();
+  Prometheus(const Prometheus&) = delete;
+  Prometheus& operator=(const Prometheus&) = delete;
+  bool running() const { return process_.pid > 0; }
+  const std::string& error() const { return process_.error; }
+  // GET /api/v1/query?query=<promql, URL-encoded here>: its JSON.
+  json query(const std::string& promql) const;
+  // Waits (30 s at most) until `promql` has a sample; that last answer in *last.
+  bool wait_for_series(const std::string& promql, json* last, Millis deadline = Millis(30000)) const;
+
+ private:
+  TempDir work_{"logsift-prometheus-"};
+  int port_ = 0;
+  BackgroundProcess process_;
+};
+
 // All clusters from GET /clusters, following limit/offset pages.
 std::optional<std::vector<json>> fetch_all_clusters(int http_port, std::string* error = nullptr);
 // Map cluster_id -> count, from fetch_all_clusters.

@@ -376,29 +376,14 @@ TEST(Tls, PrometheusScrapesWithAClientCertificate) {
   // Without a certificate curl is turned away.
   auto bare = curl(server.http_port(), "/metrics", {"--cacert", pki("ca.crt")});
   EXPECT_FALSE(bare.out.ends_with("\n200")) << bare.describe();
-  TempDir work("logsift-prometheus-tls-");
-  {
-    std::ofstream cfg(work.path() + "/prometheus.yml");
-    cfg << "global: {scrape_interval: 1s}\nscrape_configs:\n  - job_name: logsift\n    scheme: https\n"
-        << "    tls_config: {ca_file: '" << pki("ca.crt") << "', cert_file: '" << pki("client.crt") << "', key_file: '"
-        << pki("client.key") << "', server_name: localhost}\n"
-        << "    static_configs:\n      - targets: ['127.0.0.1:" << server.http_port() << "']\n";
-  }
-  const int prom_port = free_port();
-  auto prom = spawn_background({"/usr/bin/prometheus", "--config.file=" + work.path() + "/prometheus.yml",
-                                "--storage.tsdb.path=" + work.path() + "/data",
-                                "--web.listen-address=127.0.0.1:" + std::to_string(prom_port)});
-  ASSERT_GT(prom.pid, 0) << prom.error;
+  Prometheus prom("  - job_name: logsift\n    scheme: https\n    tls_config: {ca_file: '" + pki("ca.crt") +
+                  "', cert_file: '" + pki("client.crt") + "', key_file: '" + pki("client.key") +
+                  "', server_name: localhost}\n    static_configs:\n      - targets: ['127.0.0.1:" +
+                  std::to_string(server.http_port()) + "']\n");
+  ASSERT_TRUE(prom.running()) << prom.error();
   json result;
-  const bool scraped = wait_until(
-      [&] {
-        auto r = http_get(prom_port, "/api/v1/query?query=logsift_tls_handshakes_total%7Bjob%3D%22logsift%22%7D");
-        result = r.json_body();
-        return r.status == 200 && result.is_object() && !result["data"]["result"].empty();
-      },
-      Millis(30000), Millis(250));
-  json up = http_get(prom_port, "/api/v1/query?query=up%7Bjob%3D%22logsift%22%7D").json_body();
-  stop_background(prom);
+  const bool scraped = prom.wait_for_series("logsift_tls_handshakes_total{job=\"logsift\"}", &result);
+  json up = prom.query("up{job=\"logsift\"}");
   ASSERT_TRUE(scraped) << result.dump() << "\n" << server.log_text();
   ASSERT_TRUE(up.is_object() && !up["data"]["result"].empty()) << up;
   EXPECT_EQ(up["data"]["result"][0]["value"][1], "1") << up;
