@@ -120,10 +120,21 @@ void Premasker::find(std::string_view line, std::vector<MaskSpan>* spans) const 
       if (ok && pat.require_digit)
         ok = std::any_of(line.begin() + static_cast<std::ptrdiff_t>(b), line.begin() + static_cast<std::ptrdiff_t>(e),
                          [](char c) { return c >= '0' && c <= '9'; });
+      // A built-in finder's match that starts inside an earlier span: every
+      // match starting before that span's end overlaps it too, so the next
+      // try starts there (the digits of a masked address or id are not
+      // found and refused one group at a time). Exact for the finders, whose
+      // match at a start depends on the bytes before it only by extending
+      // back to `pos`: an extension into the span overlaps it as well.
+      size_t inside_end = 0;
       if (ok && have_covered) {
         ok = covered[e] == covered[b];
       } else if (ok) {
-        for (size_t k = 0; k < earlier && ok; ++k) ok = (*spans)[k].end <= b || e <= (*spans)[k].begin;
+        for (size_t k = 0; k < earlier && ok; ++k) {
+          const MaskSpan& s = (*spans)[k];
+          ok = s.end <= b || e <= s.begin;
+          if (!ok && f && s.begin <= b) inside_end = s.end;
+        }
       }
       if (ok) {
         spans->push_back({static_cast<uint32_t>(b), static_cast<uint32_t>(e), static_cast<int>(p)});
@@ -133,7 +144,7 @@ void Premasker::find(std::string_view line, std::vector<MaskSpan>* spans) const 
         // a non-alnum character when boundaries are on (e.g. "12" in "x-12" once
         // "-12" was rejected). Skipping whole alnum runs keeps this O(n), never
         // O(n^2) on adversarial lines.
-        pos = b + 1;
+        pos = std::max(b + 1, inside_end);
         if (pat.boundary)
           while (pos < line.size() && is_ascii_alnum(static_cast<unsigned char>(line[pos - 1]))) ++pos;
       }
