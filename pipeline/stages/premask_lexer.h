@@ -9,7 +9,7 @@
 // regex text is not one of these runs through RE2 as before. Exactness is
 // tested against RE2 on the loghub sets, the bench corpus and millions of
 // random and mutated strings (tests/pipeline/stages/premask_lexer_test.cpp)
-// and fuzzed differentially (tests/fuzz/premask_fuzzer.cpp).
+// and fuzzed differentially (tests/fuzz/fuzz_premask.cpp).
 #pragma once
 
 #include <cstddef>

@@ -5,7 +5,8 @@
 //   1: a POST /inferences NDJSON body; 2: a POST /inferences JSON body.
 // Invariants: every line the framer hands out is within the bound (+1 for a
 // '\r'), has no '\n', and its record's text points into storage the batch
-// owns or is a rejection.
+// owns or is a rejection; a line read with the SAX parser gives the text,
+// labels and error the tree reading gives (the ids depend on it).
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -27,6 +28,15 @@ const logsift::Config& config() {
   return c;
 }
 
+void same_as_tree(std::string_view line, const logsift::Config& c) {
+  logsift::Batch batch;
+  logsift::Record fast, tree;
+  auto a = logsift::record_from_envelope(line, c, batch, &fast);
+  auto b = logsift::record_from_envelope_tree(line, c, batch, &tree);
+  if (a.has_value() != b.has_value() || fast.text != tree.text || fast.labels != tree.labels) __builtin_trap();
+  if (a && (a->reason != b->reason || a->message != b->message)) __builtin_trap();
+}
+
 void stream(std::string_view in) {
   const logsift::Config& c = config();
   logsift::LineFramer framer(static_cast<size_t>(c.max_line_bytes));
@@ -42,6 +52,7 @@ void stream(std::string_view in) {
         [&](std::string_view line, bool in_chunk) {
           if (line.size() > static_cast<size_t>(c.max_line_bytes) + 1) __builtin_trap();
           if (line.find('\n') != std::string_view::npos) __builtin_trap();
+          same_as_tree(line, c);
           logsift::Record& r = batch.records.emplace_back();
           if (auto e = logsift::record_from_line(in_chunk ? line : batch.keep(line), c, batch, &r))
             logsift::reject_record(r, *e);

@@ -59,6 +59,8 @@ build fuzz_eval "$here/fuzz_eval.cpp" "$root/pipeline/eval/eval.cpp" "$root/pipe
   "$root/pipeline/core/wildcards.cpp" -lre2 -lxxhash
 build fuzz_slots "$here/fuzz_slots.cpp" "$root/pipeline/stages/slots.cpp" "$root/pipeline/stages/tokenizer.cpp" \
   "$root/pipeline/stages/premask_lexer.cpp" "${common[@]}" "${config[@]}" -lre2
+build fuzz_premask "$here/fuzz_premask.cpp" "$root/pipeline/stages/tokenizer.cpp" "$root/pipeline/stages/premask_lexer.cpp" \
+  "${common[@]}" "${config[@]}" -lre2
 build fuzz_multiline "$here/fuzz_multiline.cpp" "$root/pipeline/stages/trace.cpp" "$root/pipeline/stages/tokenizer.cpp" \
   "$root/pipeline/stages/premask_lexer.cpp" "$root/lsh/lsh.cpp" "${common[@]}" "${config[@]}" -lre2
 build fuzz_tls "$here/fuzz_tls.cpp" "$root/service/net/tls.cpp" "${config[@]}" "$root/pipeline/core/time.cpp" \
@@ -68,7 +70,7 @@ build fuzz_bank_miner "$here/fuzz_bank_miner.cpp" "$root/pipeline/stages/bank_mi
   "$root/pipeline/stages/format_bank.cpp" "$root/lsh/lsh.cpp"
 
 status=0
-for t in ${FUZZ_TARGETS:-fuzz_syslog fuzz_structured fuzz_ingest fuzz_envelope fuzz_webhook fuzz_config fuzz_redis_url fuzz_counts fuzz_slots fuzz_eval fuzz_format_bank fuzz_bank_miner fuzz_multiline fuzz_tls}; do
+for t in ${FUZZ_TARGETS:-fuzz_syslog fuzz_structured fuzz_ingest fuzz_envelope fuzz_webhook fuzz_config fuzz_redis_url fuzz_counts fuzz_slots fuzz_eval fuzz_format_bank fuzz_bank_miner fuzz_multiline fuzz_tls fuzz_premask}; do
   work="$out/corpus-$t"
   mkdir -p "$work"
   cp -n "$here/corpus/$t"/* "$work/" 2>/dev/null || true
