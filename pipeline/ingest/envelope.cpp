@@ -97,8 +97,7 @@ std::optional<EnvelopeError> record_from_line(std::string_view line, const Confi
   return std::nullopt;
 }
 
-namespace {
-std::optional<EnvelopeError> too_deep(std::string_view text, std::string_view what) {
+std::optional<EnvelopeError> parse_json(std::string_view text, std::string_view what, json* out) {
   int depth = 0;
   bool in_string = false, escaped = false;
   for (char ch : text) {
@@ -116,12 +115,6 @@ std::optional<EnvelopeError> too_deep(std::string_view text, std::string_view wh
       --depth;
     }
   }
-  return std::nullopt;
-}
-}  // namespace
-
-std::optional<EnvelopeError> parse_json(std::string_view text, std::string_view what, json* out) {
-  if (auto e = too_deep(text, what)) return e;
   *out = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (!out->is_discarded()) return std::nullopt;
   if (!text::valid_utf8(text)) return EnvelopeError{Reject::kInvalidUtf8, std::string(what) + " is not valid UTF-8"};
@@ -130,7 +123,45 @@ std::optional<EnvelopeError> parse_json(std::string_view text, std::string_view 
 
 namespace {
 
-std::optional<EnvelopeError> tree_envelope(std::string_view line, const Config& c, Batch& batch, Record* out);
+// A line without its '\r', within max_line_bytes.
+std::optional<EnvelopeError> tree_envelope(std::string_view line, const Config& c, Batch& batch, Record* out) {
+  if (!line.empty() && line.front() == '{') {
+    // A line that is not JSON (or nested past the bound) is a text line.
+    json obj;
+    if (!parse_json(line, "line", &obj) && obj.is_object()) {
+      // The envelope's own keys first, then the configured message_keys
+      // (structlog's "event", GELF's "short_message", ...): listed only
+      // when the first are absent, so the common line allocates nothing.
+      auto it = obj.end();
+      std::string key;
+      auto present = [&](const std::string& k) {
+        it = obj.find(k);
+        if (it == obj.end() || it->is_null()) return false;  // null = absent
+        key = k;
+        return true;
+      };
+      if (std::none_of(std::begin(kMessageKeys), std::end(kMessageKeys), present)) {
+        const auto configured = c.message_key_list();
+        if (std::none_of(configured.begin(), configured.end(), present))
+          return EnvelopeError{Reject::kMissingText,
+                               "JSON line has no 'message', 'msg', 'log' or 'text' (nor a key of message_keys)"};
+      }
+      if (!it->is_string()) return EnvelopeError{Reject::kWrongType, "'" + key + "' must be a string"};
+      const auto& text = it->get_ref<const std::string&>();
+      if (auto e = check_text(text, c)) return e;
+      if (auto e = read_labels(obj, c, &out->labels)) return e;
+      for (const char* lk : kLabelKeys)
+        if (auto lt = obj.find(lk); lt != obj.end())
+          if (auto e = add_label(lk, *lt, c, &out->labels)) return e;
+      out->text = batch.keep(text);
+      return std::nullopt;
+    }
+    // Not a JSON object after all: a plain line that starts with '{'.
+  }
+  if (auto e = check_text(line, c)) return e;
+  out->text = line;
+  return std::nullopt;
+}
 
 // The top-level values a JSON line's record is made of, read with the
 // library's SAX parser: the grammar and acceptance of json::parse, but the
@@ -141,10 +172,9 @@ std::optional<EnvelopeError> tree_envelope(std::string_view line, const Config& 
 class EnvelopeScan {
  public:
   using string_t = json::string_t;
-  // kMessageKeys, then kLabelKeys, then the configured message keys not
-  // among them: the slots of the values kept.
+  // The slots of the values kept: kMessageKeys, then kLabelKeys, then the
+  // configured message keys not among them (ScanKeys).
   static constexpr size_t kLabelSlot = std::size(kMessageKeys);
-  static constexpr size_t kExtraSlot = kLabelSlot + std::size(kLabelKeys);
 
   void reset(const std::vector<std::string>* keys) {
     keys_ = keys;
@@ -191,10 +221,11 @@ class EnvelopeScan {
     if (depth_ == 1 && current_ >= 0) values_[static_cast<size_t>(current_)] = std::move(v);
     return true;
   }
+  // Past kMaxJsonDepth the parse stops and the line is text, as parse_json
+  // refuses it: the same bound, counted here instead of in a pass before.
   bool container() {
     if (depth_ == 1 && current_ >= 0) tree_ = true;
-    ++depth_;
-    return true;
+    return ++depth_ <= kMaxJsonDepth;
   }
 
   const std::vector<std::string>* keys_ = nullptr;
@@ -234,7 +265,6 @@ enum class LineForm { kText, kTree, kDone };
 // plain line that starts with '{'); kTree: read it as a tree.
 LineForm scanned_envelope(std::string_view line, const Config& c, Batch& batch, Record* out,
                           std::optional<EnvelopeError>* error) {
-  if (too_deep(line, "line")) return LineForm::kText;
   const ScanKeys& k = scan_keys(c);
   thread_local EnvelopeScan scan;
   scan.reset(&k.keys);
@@ -290,50 +320,6 @@ std::optional<EnvelopeError> record_from_envelope_tree(std::string_view line, co
   if (line.size() > static_cast<size_t>(c.max_line_bytes)) return check_text(line, c);
   return tree_envelope(line, c, batch, out);
 }
-
-namespace {
-
-// A line without its '\r', within max_line_bytes.
-std::optional<EnvelopeError> tree_envelope(std::string_view line, const Config& c, Batch& batch, Record* out) {
-  if (!line.empty() && line.front() == '{') {
-    // A line that is not JSON (or nested past the bound) is a text line.
-    json obj;
-    if (!parse_json(line, "line", &obj) && obj.is_object()) {
-      // The envelope's own keys first, then the configured message_keys
-      // (structlog's "event", GELF's "short_message", ...): listed only
-      // when the first are absent, so the common line allocates nothing.
-      auto it = obj.end();
-      std::string key;
-      auto present = [&](const std::string& k) {
-        it = obj.find(k);
-        if (it == obj.end() || it->is_null()) return false;  // null = absent
-        key = k;
-        return true;
-      };
-      if (std::none_of(std::begin(kMessageKeys), std::end(kMessageKeys), present)) {
-        const auto configured = c.message_key_list();
-        if (std::none_of(configured.begin(), configured.end(), present))
-          return EnvelopeError{Reject::kMissingText,
-                               "JSON line has no 'message', 'msg', 'log' or 'text' (nor a key of message_keys)"};
-      }
-      if (!it->is_string()) return EnvelopeError{Reject::kWrongType, "'" + key + "' must be a string"};
-      const auto& text = it->get_ref<const std::string&>();
-      if (auto e = check_text(text, c)) return e;
-      if (auto e = read_labels(obj, c, &out->labels)) return e;
-      for (const char* lk : kLabelKeys)
-        if (auto lt = obj.find(lk); lt != obj.end())
-          if (auto e = add_label(lk, *lt, c, &out->labels)) return e;
-      out->text = batch.keep(text);
-      return std::nullopt;
-    }
-    // Not a JSON object after all: a plain line that starts with '{'.
-  }
-  if (auto e = check_text(line, c)) return e;
-  out->text = line;
-  return std::nullopt;
-}
-
-}  // namespace
 
 void apply_structured(Record& r, const Config& c, Batch& batch) {
   if (!c.structured_messages || r.text.empty()) return;

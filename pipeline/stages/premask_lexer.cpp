@@ -83,12 +83,12 @@ inline bool hexes(const View& s, size_t i, size_t k) {
   return true;
 }
 
-// Next position >= from of byte c, or s.n.
 // The slot of LineIndex::at that holds byte c, or -1.
 constexpr int index_slot(unsigned char c) {
   return c == ':' ? 0 : c == '-' ? 1 : c == '/' ? 2 : c == '.' ? 3 : -1;
 }
 
+// Next position >= from of byte c, or s.n.
 inline size_t next_of(const View& s, size_t from, unsigned char c) {
   if (from >= s.n) return s.n;
   if (const int slot = index_slot(c); s.ix && slot >= 0) {

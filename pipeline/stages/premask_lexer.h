@@ -22,12 +22,13 @@ namespace logsift::premask {
 struct View;
 
 // Bytes some patterns cannot match without: a line's set of them is taken in
-// one pass, and a pattern whose required bytes are missing is not scanned.
-// Most lines lack several ('@', 'x', '\\', digits in a message part), and
-// each scan for an absent byte reads the whole line.
+// one pass (index_line), and a pattern whose required bytes are missing is
+// not scanned. Most lines lack several ('@', 'x', '\\', digits in a message
+// part), and each scan for an absent byte reads the whole line.
 enum Anchor : uint8_t {
   kDigitAnchor = 1, kDash = 2, kSlash = 4, kBackslash = 8, kColon = 16, kDot = 32, kAt = 64, kLetterX = 128,
 };
+// A line's anchors byte by byte: the definition index_line's are tested against.
 uint8_t anchors_of(std::string_view line);
 
 // A line's anchor bytes and where the four the finders walk (':', '-', '/',
